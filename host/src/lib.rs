@@ -1,0 +1,11 @@
+// SPDX-License-Identifier: GPL-2.0
+//! The kernel-independent modules of zram_rs, compiled for the host from the very files the
+//! module is built from, so that `cargo test` checks the code that runs in the kernel.
+#![no_std]
+
+#[path = "../../src/parse.rs"]
+pub mod parse;
+#[path = "../../src/slot.rs"]
+pub mod slot;
+#[path = "../../src/stats.rs"]
+pub mod stats;

@@ -1,0 +1,93 @@
+//! The sysfs parsers against the behaviour of the kernel's C helpers.
+
+use proptest::prelude::*;
+use zram_rs_logic::parse::{kstrtoint, kstrtou16, kstrtoull, memparse, ParseError};
+
+#[test]
+fn memparse_examples() {
+    assert_eq!(memparse(b"0"), (0, 1));
+    assert_eq!(memparse(b"4096"), (4096, 4));
+    assert_eq!(memparse(b"64M\n"), (64 << 20, 3));
+    assert_eq!(memparse(b"1g"), (1 << 30, 2));
+    assert_eq!(memparse(b"2K"), (2048, 2));
+    assert_eq!(memparse(b"1T"), (1 << 40, 2));
+    assert_eq!(memparse(b"1P"), (1 << 50, 2));
+    assert_eq!(memparse(b"1E"), (1 << 60, 2));
+    assert_eq!(memparse(b"16E"), (0, 3), "wraps like C");
+    assert_eq!(memparse(b"0x10"), (16, 4));
+    assert_eq!(memparse(b"010"), (8, 3), "leading zero is octal");
+    assert_eq!(memparse(b"0x"), (0, 1), "0x without a hex digit is octal 0");
+    assert_eq!(memparse(b"09"), (0, 1), "9 is not an octal digit");
+    assert_eq!(memparse(b""), (0, 0));
+    assert_eq!(memparse(b"abc"), (0, 0));
+    assert_eq!(memparse(b" 5"), (0, 0), "no leading whitespace skip");
+    assert_eq!(memparse(b"-5"), (0, 0), "no sign");
+    assert_eq!(memparse(b"12abc"), (12, 2), "trailing garbage ignored");
+    assert_eq!(memparse(b"1\0M"), (1, 1), "stops at NUL");
+    assert_eq!(memparse(b"18446744073709551616"), (0, 20), "2^64 wraps to 0");
+    assert_eq!(memparse(b"18446744073709551615"), (u64::MAX, 20));
+}
+
+#[test]
+fn kstrto_examples() {
+    assert_eq!(kstrtoull(b"1", 10), Ok(1));
+    assert_eq!(kstrtoull(b"+1\n", 10), Ok(1));
+    assert_eq!(kstrtoull(b"1\n\n", 10), Err(ParseError::Invalid));
+    assert_eq!(kstrtoull(b"", 10), Err(ParseError::Invalid));
+    assert_eq!(kstrtoull(b"\n", 10), Err(ParseError::Invalid));
+    assert_eq!(kstrtoull(b" 1", 10), Err(ParseError::Invalid));
+    assert_eq!(kstrtoull(b"-1", 10), Err(ParseError::Invalid));
+    assert_eq!(kstrtoull(b"0x10", 10), Err(ParseError::Invalid));
+    assert_eq!(kstrtoull(b"0x10", 0), Ok(16));
+    assert_eq!(kstrtoull(b"18446744073709551615", 10), Ok(u64::MAX));
+    assert_eq!(kstrtoull(b"18446744073709551616", 10), Err(ParseError::Range));
+    assert_eq!(kstrtou16(b"65535", 10), Ok(65535));
+    assert_eq!(kstrtou16(b"65536", 10), Err(ParseError::Range));
+    assert_eq!(kstrtou16(b"0", 10), Ok(0));
+    assert_eq!(kstrtoint(b"-1", 10), Ok(-1));
+    assert_eq!(kstrtoint(b"-0", 10), Ok(0));
+    assert_eq!(kstrtoint(b"2147483647", 10), Ok(i32::MAX));
+    assert_eq!(kstrtoint(b"2147483648", 10), Err(ParseError::Range));
+    assert_eq!(kstrtoint(b"-2147483648", 10), Ok(i32::MIN));
+    assert_eq!(kstrtoint(b"-2147483649", 10), Err(ParseError::Range));
+    assert_eq!(kstrtoint(b"--1", 10), Err(ParseError::Invalid));
+    assert_eq!(kstrtoint(b"+-1", 10), Err(ParseError::Invalid));
+    assert_eq!(kstrtoint(b"3\0garbage", 10), Ok(3));
+}
+
+proptest! {
+    #[test]
+    fn kstrtoull_reads_back_every_decimal(value: u64, newline: bool) {
+        let text = format!("{value}{}", if newline { "\n" } else { "" });
+        prop_assert_eq!(kstrtoull(text.as_bytes(), 10), Ok(value));
+        prop_assert_eq!(memparse(text.as_bytes()), (value, value.to_string().len()));
+    }
+
+    #[test]
+    fn kstrtoint_matches_i32_range(value: i64) {
+        let expected = i32::try_from(value).map_err(|_| ParseError::Range);
+        prop_assert_eq!(kstrtoint(value.to_string().as_bytes(), 10), expected);
+    }
+
+    #[test]
+    fn memparse_suffix_is_a_shift(value in 0u64..(1 << 20), suffix in 0usize..6) {
+        let letters = ["K", "M", "G", "T", "P", "E"];
+        let text = format!("{value}{}", letters[suffix]);
+        let expected = value.wrapping_shl(10 * (suffix as u32 + 1));
+        prop_assert_eq!(memparse(text.as_bytes()).0, expected);
+    }
+
+    #[test]
+    fn parsers_never_panic(input in proptest::collection::vec(any::<u8>(), 0..40)) {
+        let _ = memparse(&input);
+        let _ = kstrtoull(&input, 0);
+        let _ = kstrtou16(&input, 10);
+        let _ = kstrtoint(&input, 10);
+    }
+
+    #[test]
+    fn kstrtoull_rejects_trailing_garbage(value: u32, garbage in "[ a-zA-Z!]{1,3}") {
+        let text = format!("{value}{garbage}");
+        prop_assert_eq!(kstrtoull(text.as_bytes(), 10), Err(ParseError::Invalid));
+    }
+}

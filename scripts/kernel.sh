@@ -1,0 +1,47 @@
+#!/bin/bash
+# Builds (once) the Rust-enabled 6.12 test kernel for ARCH_NAME (+ KCONFIG_VARIANT) from the
+# Debian linux-source tarball and the fragments in kconfig/. The build is cached under
+# ZRAM_RS_CACHE, keyed by kernel version + fragments + toolchain; a changed fragment rebuilds.
+# Prints the build directory on the last line.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/env.sh"
+out=$(kernel_dir)
+if [ -f "$out/.zram_rs_built" ]; then
+	echo "kernel: cached build $out" >&2
+	echo "$out"
+	exit 0
+fi
+mapfile -t arch_args < <(kmake_arch_args)
+mapfile -t frags < <(kernel_fragments)
+echo "kernel: building $ARCH_NAME${KCONFIG_VARIANT:+ ($KCONFIG_VARIANT)} in $out (several minutes)" >&2
+start=$(date +%s)
+rm -rf "$out"
+mkdir -p "$out"
+make -s -C "$KSRC" O="$out" "${arch_args[@]}" "${KMAKE_VARS[@]}" allnoconfig >&2
+"$KSRC/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "${frags[@]}" >/dev/null
+make -s -C "$KSRC" O="$out" "${arch_args[@]}" "${KMAKE_VARS[@]}" olddefconfig >&2
+# merge_config only warns, and Kconfig drops what it cannot satisfy: check every symbol.
+bad=0
+for frag in "${frags[@]}"; do
+	while IFS= read -r line; do
+		case $line in
+		CONFIG_*=*) got=$(grep -E "^${line%%=*}=" "$out/.config" || true) ;;
+		"# CONFIG_"*" is not set")
+			sym=${line#\# }; sym=${sym%% *}
+			got=$(grep -E "^$sym=" "$out/.config" || echo "$line") ;;
+		*) continue ;;
+		esac
+		if [ "$got" != "$line" ]; then
+			echo "kernel: config mismatch in $(basename "$frag"): want '$line', got '${got:-unset}'" >&2
+			bad=1
+		fi
+	done <"$frag"
+done
+[ $bad = 0 ] || exit 1
+make -s -C "$KSRC" O="$out" "${arch_args[@]}" "${KMAKE_VARS[@]}" -j"$JOBS" >&2
+make -s -C "$KSRC" O="$out" "${arch_args[@]}" "${KMAKE_VARS[@]}" \
+	INSTALL_MOD_PATH="$out/modroot" INSTALL_MOD_STRIP=1 modules_install >/dev/null
+touch "$out/.zram_rs_built"
+echo "kernel: built in $(($(date +%s) - start)) s" >&2
+echo "$out"

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+//! A bio handed to the driver's `submit_bio`: its operation, its position, and a walk over its
+//! data as pieces that never cross a memory page or a 4 KiB disk page, each mapped for exactly
+//! the duration of one callback. Completion (`bio_endio`) happens once, in the trampoline of
+//! `disk.rs`, after the driver returns.
+
+use crate::ffi;
+use core::marker::PhantomData;
+use core::ptr::NonNull;
+use kernel::bindings;
+use kernel::ffi::c_void;
+use kernel::prelude::*;
+
+// `bv_page + n` below is `nth_page()` only when struct pages are virtually contiguous.
+#[cfg(not(any(CONFIG_SPARSEMEM_VMEMMAP, CONFIG_FLATMEM)))]
+compile_error!("zram_rs needs CONFIG_SPARSEMEM_VMEMMAP or CONFIG_FLATMEM (multi-page bvecs)");
+
+const PAGE_SIZE: usize = bindings::PAGE_SIZE;
+const SECTOR_SHIFT: u32 = 9;
+
+/// The operation of a bio, as far as zram cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Op {
+    Read,
+    Write,
+    Discard,
+    WriteZeroes,
+    Other,
+}
+
+/// A bio being processed by `submit_bio`.
+///
+/// # Invariants
+///
+/// `raw` is a live bio owned by the driver until the trampoline that made this value completes
+/// it; its `bi_iter` is not modified by the driver (walks use a copy).
+pub(crate) struct Bio<'a> {
+    raw: NonNull<bindings::bio>,
+    _owned: PhantomData<&'a mut bindings::bio>,
+}
+
+/// One piece of a bio's data: where it goes on the disk and how long it is.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Piece {
+    /// Index of the 4 KiB disk page.
+    pub(crate) index: usize,
+    /// Byte offset inside that disk page.
+    pub(crate) offset: usize,
+    /// Length in bytes; `offset + len <= PAGE_SIZE`.
+    pub(crate) len: usize,
+}
+
+impl Bio<'_> {
+    /// Wraps a bio submitted to one of the driver's disks.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is a live bio that stays owned by the caller, who completes it after the returned
+    /// value is gone.
+    pub(crate) unsafe fn from_raw(raw: NonNull<bindings::bio>) -> Self {
+        // INVARIANT: guaranteed by the caller.
+        Self {
+            raw,
+            _owned: PhantomData,
+        }
+    }
+
+    fn raw(&self) -> &bindings::bio {
+        // SAFETY: the bio is live (type invariant) and the driver does not change it.
+        unsafe { self.raw.as_ref() }
+    }
+
+    /// The operation.
+    pub(crate) fn op(&self) -> Op {
+        match self.raw().bi_opf & ffi::REQ_OP_MASK {
+            bindings::req_op_REQ_OP_READ => Op::Read,
+            bindings::req_op_REQ_OP_WRITE => Op::Write,
+            bindings::req_op_REQ_OP_DISCARD => Op::Discard,
+            bindings::req_op_REQ_OP_WRITE_ZEROES => Op::WriteZeroes,
+            _ => Op::Other,
+        }
+    }
+
+    /// First byte on the disk.
+    pub(crate) fn start_byte(&self) -> u64 {
+        self.raw().bi_iter.bi_sector << SECTOR_SHIFT
+    }
+
+    /// Length in bytes.
+    pub(crate) fn len(&self) -> u64 {
+        u64::from(self.raw().bi_iter.bi_size)
+    }
+
+    /// Walks the data of a write: `f` gets each piece and its bytes.
+    pub(crate) fn for_each_piece_in(&self, mut f: impl FnMut(Piece, &[u8]) -> Result) -> Result {
+        self.walk(|piece, bytes| f(piece, bytes))
+    }
+
+    /// Walks the buffers of a read: `f` gets each piece and the bytes to fill.
+    pub(crate) fn for_each_piece_out(&mut self, mut f: impl FnMut(Piece, &mut [u8]) -> Result) -> Result {
+        self.walk(|piece, bytes| f(piece, bytes))
+    }
+
+    /// The walk behind both directions. Pieces split at bvec ends, at memory page boundaries
+    /// and at 4 KiB disk page boundaries.
+    fn walk(&self, mut f: impl FnMut(Piece, &mut [u8]) -> Result) -> Result {
+        let bio = self.raw();
+        let mut iter = bio.bi_iter;
+        let mut disk_byte = iter.bi_sector << SECTOR_SHIFT;
+        while iter.bi_size > 0 {
+            // SAFETY: while `bi_size > 0`, `bi_idx` indexes a valid bvec of this live bio.
+            let bvec = unsafe { &*bio.bi_io_vec.add(iter.bi_idx as usize) };
+            let in_bvec = iter.bi_bvec_done as usize;
+            let mem_byte = bvec.bv_offset as usize + in_bvec;
+            let mem_offset = mem_byte % PAGE_SIZE;
+            let piece = Piece {
+                index: (disk_byte / PAGE_SIZE as u64) as usize,
+                offset: (disk_byte % PAGE_SIZE as u64) as usize,
+                len: 0,
+            };
+            let len = (bvec.bv_len as usize - in_bvec)
+                .min(PAGE_SIZE - mem_offset)
+                .min(PAGE_SIZE - piece.offset)
+                .min(iter.bi_size as usize);
+            let piece = Piece { len, ..piece };
+            // SAFETY: a bvec's pages are virtually contiguous struct pages (`nth_page()`, see the
+            // config check above) and `mem_byte` lies inside the bvec.
+            let page = unsafe { bvec.bv_page.add(mem_byte / PAGE_SIZE) };
+            // SAFETY: `page` is a page of the bio's buffer, pinned by the bio's owner for the
+            // bio's life; the local mapping is released before the next piece is mapped, and
+            // `mem_offset + len <= PAGE_SIZE`. The slice lives only inside `f`.
+            let result = unsafe {
+                let base = bindings::kmap_local_page(page).cast::<u8>();
+                let bytes = core::slice::from_raw_parts_mut(base.add(mem_offset), len);
+                let result = f(piece, bytes);
+                bindings::kunmap_local(base.cast::<c_void>());
+                #[cfg(target_arch = "aarch64")]
+                ffi::flush_dcache_page(page);
+                result
+            };
+            result?;
+            disk_byte += len as u64;
+            iter.bi_size -= len as u32;
+            iter.bi_bvec_done += len as u32;
+            if iter.bi_bvec_done == bvec.bv_len {
+                iter.bi_idx += 1;
+                iter.bi_bvec_done = 0;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0
+//! A page-sized scratch buffer for the I/O path, allocated with `GFP_NOIO` (an allocation there
+//! must never start I/O of its own, since the I/O may be swap) and freed on drop.
+
+use crate::ffi;
+use core::ptr::NonNull;
+use kernel::bindings;
+use kernel::prelude::*;
+
+const PAGE_SIZE: usize = bindings::PAGE_SIZE;
+
+/// One page of lowmem.
+///
+/// # Invariants
+///
+/// `addr` is the kernel address of an order-0 page from `get_free_pages`, owned by this value.
+pub(crate) struct BouncePage {
+    addr: NonNull<u8>,
+}
+
+impl BouncePage {
+    /// Allocates a page; may reclaim, never does I/O.
+    pub(crate) fn new() -> Result<Self> {
+        // SAFETY: plain page allocation; a lowmem page (no `__GFP_HIGHMEM`) has an address.
+        let addr = unsafe { bindings::get_free_pages_noprof(ffi::GFP_NOIO | bindings::__GFP_NOWARN, 0) };
+        // INVARIANT: non-zero means we own a fresh page at `addr`.
+        NonNull::new(addr as *mut u8).map(|addr| Self { addr }).ok_or(ENOMEM)
+    }
+
+    /// The page's bytes.
+    pub(crate) fn bytes_mut(&mut self) -> &mut [u8] {
+        // SAFETY: we own `PAGE_SIZE` bytes at `addr` (type invariant), borrowed mutably here.
+        unsafe { core::slice::from_raw_parts_mut(self.addr.as_ptr(), PAGE_SIZE) }
+    }
+}
+
+impl Drop for BouncePage {
+    fn drop(&mut self) {
+        // SAFETY: the page is ours (type invariant) and freed once.
+        unsafe { bindings::free_pages(self.addr.as_ptr() as usize, 0) };
+    }
+}

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0
+//! The text of zram's statistics files, field for field and width for width as C zram prints
+//! them (`mm_stat`, `io_stat`), so that zramctl, zram-generator and every `mm_stat` reader parse
+//! zram_rs unchanged. Pure formatting over `core::fmt::Write`: the module writes into the sysfs
+//! page, the host crate into a `String` for its tests.
+
+use core::fmt::{self, Write};
+
+/// The nine fields of `/sys/block/zramN/mm_stat`, in C zram's order.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MmStat {
+    /// Bytes of data stored: every allocated slot counts `PAGE_SIZE`.
+    pub orig_data_size: u64,
+    /// Bytes of the stored objects (a huge page counts `PAGE_SIZE`, a same-filled page 0).
+    pub compr_data_size: u64,
+    /// Bytes of memory the allocator holds for this device.
+    pub mem_used_total: u64,
+    /// The memory limit in bytes, 0 for none.
+    pub mem_limit: u64,
+    /// The high-water mark of `mem_used_total`, in bytes.
+    pub mem_used_max: u64,
+    /// Number of same-filled pages stored as a fill word.
+    pub same_pages: u64,
+    /// Number of pages freed by compaction.
+    pub pages_compacted: u64,
+    /// Number of pages stored uncompressed.
+    pub huge_pages: u64,
+    /// Number of pages stored uncompressed since the device was initialised.
+    pub huge_pages_since: u64,
+}
+
+impl MmStat {
+    /// Writes the line C prints with `"%8llu %8llu %8llu %8lu %8ld %8llu %8lu %8llu %8llu\n"`.
+    pub fn write_to(&self, out: &mut impl Write) -> fmt::Result {
+        writeln!(
+            out,
+            "{:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
+            self.orig_data_size,
+            self.compr_data_size,
+            self.mem_used_total,
+            self.mem_limit,
+            // `%8ld`: C prints this one as a signed long.
+            self.mem_used_max as i64,
+            self.same_pages,
+            self.pages_compacted,
+            self.huge_pages,
+            self.huge_pages_since
+        )
+    }
+}
+
+/// The fields of `/sys/block/zramN/io_stat`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct IoStat {
+    /// Reads that ended in an I/O error.
+    pub failed_reads: u64,
+    /// Writes that ended in an I/O error.
+    pub failed_writes: u64,
+    /// Pages freed by swap-slot-free notifications, discards and write-zeroes.
+    pub notify_free: u64,
+}
+
+impl IoStat {
+    /// Writes the line C prints with `"%8llu %8llu 0 %8llu\n"` (the third field, once
+    /// `invalid_io`, is a literal unpadded 0 in 6.12).
+    pub fn write_to(&self, out: &mut impl Write) -> fmt::Result {
+        writeln!(
+            out,
+            "{:>8} {:>8} 0 {:>8}",
+            self.failed_reads, self.failed_writes, self.notify_free
+        )
+    }
+}

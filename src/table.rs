@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+//! The page store of one initialised device: the slot table (one [`Slot`] per 4 KiB page of the
+//! disk) together with the zsmalloc pool its handles belong to.
+//!
+//! Each slot has its own lock, a bit in its flags word taken with an atomic `fetch_or` and held
+//! with preemption disabled, so a lock holder is never preempted and the lock may be tried from
+//! atomic context (`swap_slot_free_notify`). A [`SlotGuard`] is the only way to read or change
+//! a slot; it unlocks on drop.
+//!
+//! Lock order (see also `zram.rs`): device init lock → slot lock → zsmalloc's internal locks.
+//! Nothing sleeps while a slot lock is held: pool objects are allocated before taking it.
+
+use crate::ffi;
+use crate::slot::{self, SlotContent};
+use crate::zspool::{ZsHandle, ZsPool};
+use core::cell::UnsafeCell;
+use core::sync::atomic::{AtomicU32, Ordering};
+use kernel::alloc::flags::{GFP_KERNEL, __GFP_NOWARN, __GFP_ZERO};
+use kernel::alloc::VVec;
+use kernel::prelude::*;
+
+/// One page's entry: a value word (a union decided by the flags, see `slot.rs`) and a flags
+/// word that also carries the lock bit. 16 bytes on 64-bit, like C zram's entry.
+///
+/// # Invariants
+///
+/// `value` is only read or written by the holder of the lock bit in `flags`. The non-lock bits
+/// of `flags` change only under the lock too. A `Stored` content's handle is a live object of
+/// the [`PageStore`]'s pool, owned by the slot.
+pub(crate) struct Slot {
+    value: UnsafeCell<usize>,
+    flags: AtomicU32,
+}
+
+/// The slot table and the pool that holds the slots' objects.
+///
+/// # Invariants
+///
+/// Every slot decoding as `Stored` holds a handle allocated from `pool` and owned by that slot.
+pub(crate) struct PageStore {
+    slots: VVec<Slot>,
+    pool: ZsPool,
+}
+
+// SAFETY: a slot's `UnsafeCell` is only accessed under its lock bit (type invariant of `Slot`),
+// which serialises access across threads; the pool is `Sync`.
+unsafe impl Sync for PageStore {}
+// SAFETY: the store owns its memory; nothing in it is tied to a thread.
+unsafe impl Send for PageStore {}
+
+/// Exclusive access to one slot, released on drop.
+///
+/// # Invariants
+///
+/// The guard's thread holds `slot`'s lock bit and one level of disabled preemption.
+pub(crate) struct SlotGuard<'a> {
+    slot: &'a Slot,
+    pool: &'a ZsPool,
+}
+
+impl PageStore {
+    /// A store of `pages` empty slots with a fresh pool called `name`.
+    pub(crate) fn new(pages: usize, pool: ZsPool) -> Result<Self> {
+        if pages == 0 {
+            return Err(ENOMEM);
+        }
+        let mut slots = VVec::<Slot>::with_capacity(pages, GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN)
+            .map_err(|_| ENOMEM)?;
+        // SAFETY: the capacity is `pages` and the memory was allocated zeroed; an all-zero
+        // `Slot` is a valid empty, unlocked slot.
+        unsafe { slots.set_len(pages) };
+        // INVARIANT: no slot is `Stored` yet.
+        Ok(Self { slots, pool })
+    }
+
+    /// Number of slots (pages of the disk).
+    pub(crate) fn pages(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// The pool, for allocating objects before locking a slot, and for its figures.
+    pub(crate) fn pool(&self) -> &ZsPool {
+        &self.pool
+    }
+
+    /// Locks slot `index`, spinning while another thread holds it.
+    pub(crate) fn lock(&self, index: usize) -> Option<SlotGuard<'_>> {
+        let slot = self.slots.get(index)?;
+        loop {
+            if let Some(guard) = self.try_lock_slot(slot) {
+                return Some(guard);
+            }
+            while slot.flags.load(Ordering::Relaxed) & slot::LOCK != 0 {
+                core::hint::spin_loop();
+            }
+        }
+    }
+
+    /// Locks slot `index` if nobody holds it; never waits (callable in atomic context).
+    pub(crate) fn try_lock(&self, index: usize) -> Option<SlotGuard<'_>> {
+        self.try_lock_slot(self.slots.get(index)?)
+    }
+
+    fn try_lock_slot<'a>(&'a self, slot: &'a Slot) -> Option<SlotGuard<'a>> {
+        // SAFETY: `preempt_disable()` has no preconditions; undone on failure below or by the
+        // guard's drop.
+        unsafe { ffi::zram_rs_preempt_disable() };
+        if slot.flags.fetch_or(slot::LOCK, Ordering::Acquire) & slot::LOCK == 0 {
+            // INVARIANT: this thread set the lock bit and disabled preemption.
+            Some(SlotGuard {
+                slot,
+                pool: &self.pool,
+            })
+        } else {
+            // SAFETY: pairs with the `preempt_disable()` above.
+            unsafe { ffi::zram_rs_preempt_enable() };
+            None
+        }
+    }
+}
+
+impl Drop for PageStore {
+    fn drop(&mut self) {
+        for index in 0..self.slots.len() {
+            if let Some(mut guard) = self.lock(index) {
+                guard.clear();
+            }
+        }
+    }
+}
+
+impl SlotGuard<'_> {
+    fn words(&self) -> (usize, u32) {
+        // SAFETY: the lock is held (type invariant), so nobody else accesses `value`.
+        let value = unsafe { *self.slot.value.get() };
+        (value, self.slot.flags.load(Ordering::Relaxed) & !slot::LOCK)
+    }
+
+    /// What the slot holds.
+    pub(crate) fn content(&self) -> SlotContent {
+        let (value, flags) = self.words();
+        SlotContent::decode(value, flags)
+    }
+
+    fn set_words(&mut self, value: usize, flags: u32) {
+        // SAFETY: the lock is held (type invariant).
+        unsafe { *self.slot.value.get() = value };
+        self.slot.flags.store(flags | slot::LOCK, Ordering::Relaxed);
+    }
+
+    /// Frees what the slot holds and leaves it empty; returns what it held.
+    pub(crate) fn clear(&mut self) -> SlotContent {
+        let old = self.content();
+        if let SlotContent::Stored { handle, size, .. } = old {
+            // SAFETY: a `Stored` slot owns a live handle of this pool (invariants of `Slot` and
+            // `PageStore`); the slot is emptied right below, so it is not used again.
+            self.pool.free(unsafe { ZsHandle::from_raw(handle, size) });
+        }
+        self.set_words(0, 0);
+        old
+    }
+
+    /// Frees what the slot held and stores the object `handle` in it; returns the old content.
+    pub(crate) fn store_object(&mut self, handle: ZsHandle, huge: bool) -> SlotContent {
+        let old = self.clear();
+        let (raw, size) = handle.into_raw();
+        let (value, flags) = SlotContent::Stored {
+            handle: raw,
+            size,
+            huge,
+        }
+        .encode()
+        // `ZsPool::alloc` only makes non-zero handles of 1..=PAGE_SIZE bytes.
+        .unwrap_or((0, 0));
+        // INVARIANT: the slot now owns a live handle of this pool.
+        self.set_words(value, flags);
+        old
+    }
+
+    /// Frees what the slot held and stores a same-filled page's word; returns the old content.
+    pub(crate) fn store_same(&mut self, word: usize) -> SlotContent {
+        let old = self.clear();
+        self.set_words(word, slot::SAME);
+        old
+    }
+
+    /// Calls `f` with the bytes of the stored object, or returns `None` if the slot holds no
+    /// object. `f` runs with preemption off and must not sleep.
+    pub(crate) fn read_object<R>(&self, f: impl FnOnce(&[u8], bool) -> R) -> Option<R> {
+        match self.content() {
+            SlotContent::Stored { handle, size, huge } => {
+                // SAFETY: the slot owns this live object of `pool` and cannot be changed or
+                // freed while this guard (borrowed for the whole call) holds the lock.
+                Some(unsafe { self.pool.read_raw(handle, size, |bytes| f(bytes, huge)) })
+            }
+            _ => None,
+        }
+    }
+}
+
+impl Drop for SlotGuard<'_> {
+    fn drop(&mut self) {
+        self.slot.flags.fetch_and(!slot::LOCK, Ordering::Release);
+        // SAFETY: pairs with the `preempt_disable()` taken with the lock (type invariant).
+        unsafe { ffi::zram_rs_preempt_enable() };
+    }
+}
