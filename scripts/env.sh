@@ -1,4 +1,6 @@
 # Sourced by every script: where things live and the variables every kernel make needs.
+# The kernel's make must not inherit flags or variables from a make that called us.
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 # Everything built (kernel trees, bindgen, initramfs) lives under ZRAM_RS_CACHE, outside the repo.
 export ZRAM_RS_CACHE=${ZRAM_RS_CACHE:-$HOME/.cache/zram_rs}
 export KSRC_TARBALL=${KSRC_TARBALL:-/usr/src/linux-source-6.12.tar.xz}

@@ -43,5 +43,13 @@ make -s -C "$KSRC" O="$out" "${arch_args[@]}" "${KMAKE_VARS[@]}" -j"$JOBS" >&2
 make -s -C "$KSRC" O="$out" "${arch_args[@]}" "${KMAKE_VARS[@]}" \
 	INSTALL_MOD_PATH="$out/modroot" INSTALL_MOD_STRIP=1 modules_install >/dev/null
 touch "$out/.zram_rs_built"
+# Builds of older fragments or toolchains are not used again.
+prefix="$ARCH_NAME${KCONFIG_VARIANT:+-$KCONFIG_VARIANT}-"
+for old in "$ZRAM_RS_CACHE/kernel/$prefix"*; do
+	rest=${old##*/$prefix}
+	if [[ $rest =~ ^[0-9a-f]{16}$ ]] && [ "$old" != "$out" ]; then
+		rm -rf "$old" "$ZRAM_RS_CACHE/module/${old##*/}"
+	fi
+done
 echo "kernel: built in $(($(date +%s) - start)) s" >&2
 echo "$out"

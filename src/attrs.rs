@@ -4,7 +4,9 @@
 
 use crate::disk::DiskRef;
 use crate::parse;
-use crate::sysfs::{AttrPtr, AttributeGroup, AttributeGroups, AttributeList, DeviceAttribute, SysfsBuf};
+use crate::sysfs::{
+    AttrPtr, AttributeGroup, AttributeGroups, AttributeList, DeviceAttribute, SysfsBuf,
+};
 use crate::zram::Zram;
 use core::fmt::Write;
 use kernel::prelude::*;
@@ -42,12 +44,20 @@ fn io_stat_show(zram: &Zram, _disk: DiskRef<'_>, out: &mut SysfsBuf<'_>) -> Resu
     write_result(zram.io_stat().write_to(out))
 }
 
-static DISKSIZE: DeviceAttribute<Zram> =
-    DeviceAttribute::new(c"disksize", 0o644, Some(disksize_show), Some(disksize_store));
-static INITSTATE: DeviceAttribute<Zram> = DeviceAttribute::new(c"initstate", 0o444, Some(initstate_show), None);
-static RESET: DeviceAttribute<Zram> = DeviceAttribute::new(c"reset", 0o200, None, Some(reset_store));
-static MM_STAT: DeviceAttribute<Zram> = DeviceAttribute::new(c"mm_stat", 0o444, Some(mm_stat_show), None);
-static IO_STAT: DeviceAttribute<Zram> = DeviceAttribute::new(c"io_stat", 0o444, Some(io_stat_show), None);
+static DISKSIZE: DeviceAttribute<Zram> = DeviceAttribute::new(
+    c"disksize",
+    0o644,
+    Some(disksize_show),
+    Some(disksize_store),
+);
+static INITSTATE: DeviceAttribute<Zram> =
+    DeviceAttribute::new(c"initstate", 0o444, Some(initstate_show), None);
+static RESET: DeviceAttribute<Zram> =
+    DeviceAttribute::new(c"reset", 0o200, None, Some(reset_store));
+static MM_STAT: DeviceAttribute<Zram> =
+    DeviceAttribute::new(c"mm_stat", 0o444, Some(mm_stat_show), None);
+static IO_STAT: DeviceAttribute<Zram> =
+    DeviceAttribute::new(c"io_stat", 0o444, Some(io_stat_show), None);
 
 static LIST: AttributeList<6> = AttributeList([
     AttrPtr::of(&DISKSIZE),

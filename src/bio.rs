@@ -97,7 +97,10 @@ impl Bio<'_> {
     }
 
     /// Walks the buffers of a read: `f` gets each piece and the bytes to fill.
-    pub(crate) fn for_each_piece_out(&mut self, mut f: impl FnMut(Piece, &mut [u8]) -> Result) -> Result {
+    pub(crate) fn for_each_piece_out(
+        &mut self,
+        mut f: impl FnMut(Piece, &mut [u8]) -> Result,
+    ) -> Result {
         self.walk(|piece, bytes| f(piece, bytes))
     }
 

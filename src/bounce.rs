@@ -22,9 +22,12 @@ impl BouncePage {
     /// Allocates a page; may reclaim, never does I/O.
     pub(crate) fn new() -> Result<Self> {
         // SAFETY: plain page allocation; a lowmem page (no `__GFP_HIGHMEM`) has an address.
-        let addr = unsafe { bindings::get_free_pages_noprof(ffi::GFP_NOIO | bindings::__GFP_NOWARN, 0) };
+        let addr =
+            unsafe { bindings::get_free_pages_noprof(ffi::GFP_NOIO | bindings::__GFP_NOWARN, 0) };
         // INVARIANT: non-zero means we own a fresh page at `addr`.
-        NonNull::new(addr as *mut u8).map(|addr| Self { addr }).ok_or(ENOMEM)
+        NonNull::new(addr as *mut u8)
+            .map(|addr| Self { addr })
+            .ok_or(ENOMEM)
     }
 
     /// The page's bytes.

@@ -41,18 +41,20 @@ const fn attribute(name: &'static core::ffi::CStr, mode: u16) -> bindings::attri
     attr
 }
 
-static HOT_ADD: Shared<bindings::class_attribute> = Shared(UnsafeCell::new(bindings::class_attribute {
-    // Reading creates a device, so only root may read it.
-    attr: attribute(c"hot_add", 0o400),
-    show: Some(hot_add_show),
-    store: None,
-}));
+static HOT_ADD: Shared<bindings::class_attribute> =
+    Shared(UnsafeCell::new(bindings::class_attribute {
+        // Reading creates a device, so only root may read it.
+        attr: attribute(c"hot_add", 0o400),
+        show: Some(hot_add_show),
+        store: None,
+    }));
 
-static HOT_REMOVE: Shared<bindings::class_attribute> = Shared(UnsafeCell::new(bindings::class_attribute {
-    attr: attribute(c"hot_remove", 0o200),
-    show: None,
-    store: Some(hot_remove_store),
-}));
+static HOT_REMOVE: Shared<bindings::class_attribute> =
+    Shared(UnsafeCell::new(bindings::class_attribute {
+        attr: attribute(c"hot_remove", 0o200),
+        show: None,
+        store: Some(hot_remove_store),
+    }));
 
 struct ClassTables {
     attrs: [*mut bindings::attribute; 3],
@@ -62,7 +64,11 @@ struct ClassTables {
 
 static TABLES: Shared<ClassTables> = Shared(UnsafeCell::new(ClassTables {
     // `class_attribute` starts with its `attribute`.
-    attrs: [HOT_ADD.get().cast(), HOT_REMOVE.get().cast(), core::ptr::null_mut()],
+    attrs: [
+        HOT_ADD.get().cast(),
+        HOT_REMOVE.get().cast(),
+        core::ptr::null_mut(),
+    ],
     group: bindings::attribute_group {
         name: core::ptr::null(),
         is_visible: None,
@@ -72,7 +78,10 @@ static TABLES: Shared<ClassTables> = Shared(UnsafeCell::new(ClassTables {
         bin_attrs: core::ptr::null_mut(),
     },
     // SAFETY: as above.
-    groups: [unsafe { &raw const (*TABLES.get()).group }, core::ptr::null()],
+    groups: [
+        unsafe { &raw const (*TABLES.get()).group },
+        core::ptr::null(),
+    ],
 }));
 
 static CLASS: Shared<bindings::class> = Shared(UnsafeCell::new(bindings::class {
@@ -107,7 +116,12 @@ impl ControlClass {
     pub(crate) fn register(registry: Arc<Registry>) -> Result<Self> {
         let raw = Arc::into_raw(registry.clone()).cast_mut();
         if REGISTRY
-            .compare_exchange(core::ptr::null_mut(), raw, Ordering::AcqRel, Ordering::Acquire)
+            .compare_exchange(
+                core::ptr::null_mut(),
+                raw,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            )
             .is_err()
         {
             // SAFETY: `raw` came from `Arc::into_raw` just above and was not published.
@@ -164,7 +178,8 @@ unsafe extern "C" fn hot_add_show(
     match registry.add() {
         Ok(id) => {
             // SAFETY: sysfs passes a `PAGE_SIZE` buffer.
-            let page = unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), bindings::PAGE_SIZE) };
+            let page =
+                unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), bindings::PAGE_SIZE) };
             let mut out = SysfsBuf::new(page);
             let _ = writeln!(out, "{id}");
             out.len() as isize

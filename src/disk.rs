@@ -167,7 +167,9 @@ impl<T: DiskOps> GenDisk<T> {
         disk.fops = &driver.fops;
         disk.private_data = (&*data as *const T).cast_mut().cast::<c_void>();
         // SAFETY: a fully set up, not yet added disk; `groups` is a static NULL-terminated list.
-        let ret = unsafe { bindings::device_add_disk(core::ptr::null_mut(), raw.as_ptr(), groups.as_ptr()) };
+        let ret = unsafe {
+            bindings::device_add_disk(core::ptr::null_mut(), raw.as_ptr(), groups.as_ptr())
+        };
         if ret != 0 {
             // SAFETY: adding failed, so the disk is only ours; `put_disk` frees it.
             unsafe { bindings::put_disk(raw.as_ptr()) };
@@ -227,7 +229,9 @@ impl<'a> DiskRef<'a> {
     ///
     /// `dev` is the `struct device` of a disk added by [`GenDisk::add`] with driver data `T`,
     /// and the call happens inside a sysfs callback of that device (so it stays added for `'a`).
-    pub(crate) unsafe fn from_sysfs_device<T: DiskOps>(dev: *mut bindings::device) -> (Self, &'a T) {
+    pub(crate) unsafe fn from_sysfs_device<T: DiskOps>(
+        dev: *mut bindings::device,
+    ) -> (Self, &'a T) {
         // SAFETY: a disk's device is its `part0->bd_device` (`dev_to_disk()`); `private_data`
         // was set to the pinned `T` by `GenDisk::add`, which outlives the attribute callbacks.
         unsafe {
@@ -300,14 +304,17 @@ unsafe extern "C" fn submit_bio_callback<T: DiskOps>(bio: *mut bindings::bio) {
         }
         (*bio).bi_status = match result {
             Ok(()) => ffi::BLK_STS_OK,
-            Err(e) if e == EOPNOTSUPP => ffi::BLK_STS_NOTSUPP,
+            Err(e) if e == ffi::eopnotsupp() => ffi::BLK_STS_NOTSUPP,
             Err(_) => ffi::BLK_STS_IOERR,
         };
         bindings::bio_endio(bio);
     }
 }
 
-unsafe extern "C" fn open_callback<T: DiskOps>(disk: *mut bindings::gendisk, _mode: bindings::blk_mode_t) -> c_int {
+unsafe extern "C" fn open_callback<T: DiskOps>(
+    disk: *mut bindings::gendisk,
+    _mode: bindings::blk_mode_t,
+) -> c_int {
     // SAFETY: the block layer calls `open` on one of our live disks.
     let data = unsafe { driver_data::<T>(disk) };
     match data.open() {
@@ -316,7 +323,10 @@ unsafe extern "C" fn open_callback<T: DiskOps>(disk: *mut bindings::gendisk, _mo
     }
 }
 
-unsafe extern "C" fn swap_slot_free_notify_callback<T: DiskOps>(bdev: *mut bindings::block_device, index: c_ulong) {
+unsafe extern "C" fn swap_slot_free_notify_callback<T: DiskOps>(
+    bdev: *mut bindings::block_device,
+    index: c_ulong,
+) {
     // SAFETY: swap calls this for a block device of one of our live disks (swap holds it open).
     let data = unsafe { driver_data::<T>((*bdev).bd_disk) };
     data.swap_slot_free_notify(index as usize);

@@ -26,6 +26,9 @@ pub(crate) struct ZsPoolStats {
 pub(crate) const ZS_MM_RO: c_uint = 1;
 pub(crate) const ZS_MM_WO: c_uint = 2;
 
+// `struct gendisk` is only passed by pointer; without lockdep it embeds an empty struct, which
+// the lint flags.
+#[allow(improper_ctypes)]
 extern "C" {
     pub(crate) fn zs_create_pool(name: *const c_char) -> *mut ZsPoolRaw;
     pub(crate) fn zs_destroy_pool(pool: *mut ZsPoolRaw);
@@ -76,13 +79,18 @@ pub(crate) const GFP_POOL_OBJECT: bindings::gfp_t = gfp_bit(bindings::___GFP_DIR
     | gfp_bit(bindings::___GFP_HIGHMEM_BIT)
     | gfp_bit(bindings::___GFP_MOVABLE_BIT);
 /// `GFP_NOIO`: for bounce pages on the I/O path.
-pub(crate) const GFP_NOIO: bindings::gfp_t = gfp_bit(bindings::___GFP_DIRECT_RECLAIM_BIT)
-    | gfp_bit(bindings::___GFP_KSWAPD_RECLAIM_BIT);
+pub(crate) const GFP_NOIO: bindings::gfp_t =
+    gfp_bit(bindings::___GFP_DIRECT_RECLAIM_BIT) | gfp_bit(bindings::___GFP_KSWAPD_RECLAIM_BIT);
 
 /// The `num_devices` module parameter (declared in `shim.c`).
 pub(crate) fn num_devices_param() -> u32 {
     // SAFETY: reads a module parameter, which the kernel set before the module's init ran.
     unsafe { zram_rs_num_devices_param() }
+}
+
+/// `EOPNOTSUPP`, which `kernel::error::code` lacks on 6.12.
+pub(crate) fn eopnotsupp() -> kernel::error::Error {
+    kernel::error::Error::from_errno(-(bindings::EOPNOTSUPP as i32))
 }
 
 /// `IS_ERR_VALUE()`: zs_malloc reports failure as `(unsigned long)ERR_PTR(-errno)`.

@@ -64,7 +64,9 @@ fn parse_digits(s: &[u8], base: u32) -> (u64, usize, bool) {
     let mut overflow = false;
     let mut consumed = 0;
     for &byte in s {
-        let Some(digit) = digit_value(byte) else { break };
+        let Some(digit) = digit_value(byte) else {
+            break;
+        };
         if digit >= base {
             break;
         }

@@ -110,7 +110,11 @@ impl AttrPtr {
     pub(crate) const fn of<T: DiskOps>(attr: &'static DeviceAttribute<T>) -> Self {
         // `DeviceAttribute` is `repr(C)` with the `device_attribute` (whose first field is the
         // `attribute`) first, so the pointers coincide.
-        Self(core::ptr::from_ref(attr).cast_mut().cast::<bindings::attribute>())
+        Self(
+            core::ptr::from_ref(attr)
+                .cast_mut()
+                .cast::<bindings::attribute>(),
+        )
     }
 
     /// The terminating NULL entry.
@@ -133,7 +137,9 @@ impl AttributeGroup {
             name: core::ptr::null(),
             is_visible: None,
             is_bin_visible: None,
-            attrs: core::ptr::from_ref(&list.0).cast_mut().cast::<*mut bindings::attribute>(),
+            attrs: core::ptr::from_ref(&list.0)
+                .cast_mut()
+                .cast::<*mut bindings::attribute>(),
             bin_attrs: core::ptr::null_mut(),
         })
     }
@@ -162,7 +168,9 @@ impl AttributeGroups {
 /// # Safety
 ///
 /// `attr` points into a static `DeviceAttribute<T>`.
-unsafe fn rust_attribute<'a, T: DiskOps>(attr: *mut bindings::device_attribute) -> &'a DeviceAttribute<T> {
+unsafe fn rust_attribute<'a, T: DiskOps>(
+    attr: *mut bindings::device_attribute,
+) -> &'a DeviceAttribute<T> {
     // SAFETY: the `device_attribute` is the first field of the `repr(C)` `DeviceAttribute<T>`
     // (`UnsafeCell` is `repr(transparent)`), so the pointers coincide.
     unsafe { &*attr.cast::<DeviceAttribute<T>>() }

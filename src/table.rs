@@ -15,7 +15,7 @@ use crate::slot::{self, SlotContent};
 use crate::zspool::{ZsHandle, ZsPool};
 use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicU32, Ordering};
-use kernel::alloc::flags::{GFP_KERNEL, __GFP_NOWARN, __GFP_ZERO};
+use kernel::alloc::flags::{__GFP_NOWARN, __GFP_ZERO, GFP_KERNEL};
 use kernel::alloc::VVec;
 use kernel::prelude::*;
 
@@ -174,13 +174,6 @@ impl SlotGuard<'_> {
         .unwrap_or((0, 0));
         // INVARIANT: the slot now owns a live handle of this pool.
         self.set_words(value, flags);
-        old
-    }
-
-    /// Frees what the slot held and stores a same-filled page's word; returns the old content.
-    pub(crate) fn store_same(&mut self, word: usize) -> SlotContent {
-        let old = self.clear();
-        self.set_words(word, slot::SAME);
         old
     }
 

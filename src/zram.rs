@@ -145,7 +145,7 @@ impl Zram {
         // PAGE_ALIGN, wrapping like C: a size within a page of 2^64 becomes 0 and fails below.
         let disksize = requested.wrapping_add(PAGE_SIZE as u64 - 1) & !(PAGE_SIZE as u64 - 1);
         let pages = usize::try_from(disksize / PAGE_SIZE as u64).map_err(|_| ENOMEM)?;
-        let name = CString::try_from_fmt(fmt!("zram{}", self.id))?;
+        let name = CString::try_from_fmt(format_args!("zram{}", self.id))?;
         let store = PageStore::new(pages, ZsPool::new(&name)?)?;
         let store = Arc::new(store, GFP_KERNEL)?;
         *self.store.lock() = Some(store);
@@ -194,7 +194,9 @@ impl Zram {
     }
 
     fn update_used_max(&self, store: &PageStore) {
-        self.stats.max_used_pages.fetch_max(store.pool().total_pages(), Relaxed);
+        self.stats
+            .max_used_pages
+            .fetch_max(store.pool().total_pages(), Relaxed);
     }
 
     /// Reads page `index` into `out` (`PAGE_SIZE` bytes).
@@ -333,7 +335,7 @@ impl DiskOps for Zram {
                 self.discard(&store, bio.start_byte(), bio.len());
                 Ok(())
             }
-            Op::Other => Err(EOPNOTSUPP),
+            Op::Other => Err(ffi::eopnotsupp()),
         }
     }
 
@@ -349,6 +351,6 @@ impl DiskOps for Zram {
             None => {
                 self.stats.miss_free.fetch_add(1, Relaxed);
             }
-        }
+        };
     }
 }

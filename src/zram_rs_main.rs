@@ -16,13 +16,18 @@ mod bounce;
 mod control;
 mod disk;
 mod ffi;
-mod parse;
-mod slot;
-mod stats;
 mod sysfs;
 mod table;
 mod zram;
 mod zspool;
+
+// Pure logic shared with the host crate (`host/`), whose tests need these items public.
+#[allow(unreachable_pub)]
+mod parse;
+#[allow(unreachable_pub)]
+mod slot;
+#[allow(unreachable_pub)]
+mod stats;
 
 use control::ControlClass;
 use disk::{DiskDriver, GenDisk};
@@ -69,8 +74,14 @@ impl Registry {
             .unwrap_or(devices.disks.len());
         let id_u32 = u32::try_from(id).map_err(|_| ENOSPC)?;
         let zram = KBox::pin_init(Zram::new(id_u32), GFP_KERNEL)?;
-        let disk = GenDisk::add(&devices.driver, id_u32, fmt!("zram{id}"), zram, &attrs::GROUPS)
-            .inspect_err(|_| pr_err!("Error allocating disk structure for device {id}\n"))?;
+        let disk = GenDisk::add(
+            &devices.driver,
+            id_u32,
+            format_args!("zram{id}"),
+            zram,
+            &attrs::GROUPS,
+        )
+        .inspect_err(|_| pr_err!("Error allocating disk structure for device {id}\n"))?;
         if id == devices.disks.len() {
             devices.disks.push(Some(disk), GFP_KERNEL)?;
         } else {
@@ -95,9 +106,6 @@ impl Registry {
         }
         // Deletes the disk (waiting for its attribute callbacks), then frees the device.
         *entry = None;
-        while let Some(None) = devices.disks.last() {
-            devices.disks.pop();
-        }
         pr_info!("Removed device: zram{id}\n");
         Ok(())
     }

@@ -112,7 +112,12 @@ impl ZsPool {
     ///
     /// `raw`/`size` describe a live object of this pool (what [`ZsHandle::into_raw`] returned)
     /// that nobody frees while `f` runs.
-    pub(crate) unsafe fn read_raw<R>(&self, raw: usize, size: usize, f: impl FnOnce(&[u8]) -> R) -> R {
+    pub(crate) unsafe fn read_raw<R>(
+        &self,
+        raw: usize,
+        size: usize,
+        f: impl FnOnce(&[u8]) -> R,
+    ) -> R {
         // SAFETY: the object is live by the caller's guarantee; the mapping covers `size` bytes
         // and stays valid until `zs_unmap_object()` below, after `f` is done with the slice.
         unsafe {
@@ -127,18 +132,6 @@ impl ZsPool {
     pub(crate) fn total_pages(&self) -> u64 {
         // SAFETY: live pool (type invariant).
         unsafe { ffi::zs_get_total_pages(self.raw.as_ptr()) as u64 }
-    }
-
-    /// Object size at and above which zsmalloc stores a page in a class of its own.
-    pub(crate) fn huge_class_size(&self) -> usize {
-        // SAFETY: live pool (type invariant).
-        unsafe { ffi::zs_huge_class_size(self.raw.as_ptr()) }
-    }
-
-    /// Runs compaction; returns the pages it freed.
-    pub(crate) fn compact(&self) -> u64 {
-        // SAFETY: live pool (type invariant).
-        unsafe { ffi::zs_compact(self.raw.as_ptr()) as u64 }
     }
 
     /// Pages freed by compaction over the pool's life.

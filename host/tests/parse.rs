@@ -24,7 +24,11 @@ fn memparse_examples() {
     assert_eq!(memparse(b"-5"), (0, 0), "no sign");
     assert_eq!(memparse(b"12abc"), (12, 2), "trailing garbage ignored");
     assert_eq!(memparse(b"1\0M"), (1, 1), "stops at NUL");
-    assert_eq!(memparse(b"18446744073709551616"), (0, 20), "2^64 wraps to 0");
+    assert_eq!(
+        memparse(b"18446744073709551616"),
+        (0, 20),
+        "2^64 wraps to 0"
+    );
     assert_eq!(memparse(b"18446744073709551615"), (u64::MAX, 20));
 }
 
@@ -40,7 +44,10 @@ fn kstrto_examples() {
     assert_eq!(kstrtoull(b"0x10", 10), Err(ParseError::Invalid));
     assert_eq!(kstrtoull(b"0x10", 0), Ok(16));
     assert_eq!(kstrtoull(b"18446744073709551615", 10), Ok(u64::MAX));
-    assert_eq!(kstrtoull(b"18446744073709551616", 10), Err(ParseError::Range));
+    assert_eq!(
+        kstrtoull(b"18446744073709551616", 10),
+        Err(ParseError::Range)
+    );
     assert_eq!(kstrtou16(b"65535", 10), Ok(65535));
     assert_eq!(kstrtou16(b"65536", 10), Err(ParseError::Range));
     assert_eq!(kstrtou16(b"0", 10), Ok(0));

@@ -8,7 +8,10 @@ use zram_rs_logic::stats::{IoStat, MmStat};
 fn idle_device_lines_match_c() {
     let mut text = String::new();
     MmStat::default().write_to(&mut text).unwrap();
-    assert_eq!(text, "       0        0        0        0        0        0        0        0        0\n");
+    assert_eq!(
+        text,
+        "       0        0        0        0        0        0        0        0        0\n"
+    );
     let mut text = String::new();
     IoStat::default().write_to(&mut text).unwrap();
     assert_eq!(text, "       0        0 0        0\n");
@@ -29,7 +32,10 @@ fn wide_values_are_not_cut() {
     };
     let mut text = String::new();
     stat.write_to(&mut text).unwrap();
-    assert_eq!(text, "104656896  2154894  3452928        0  3452928       12        0        1        3\n");
+    assert_eq!(
+        text,
+        "104656896  2154894  3452928        0  3452928       12        0        1        3\n"
+    );
 }
 
 proptest! {
@@ -77,7 +83,25 @@ proptest! {
 
 #[test]
 fn invalid_stored_content_is_rejected() {
-    assert!(SlotContent::Stored { handle: 0, size: 1, huge: false }.encode().is_err());
-    assert!(SlotContent::Stored { handle: 1, size: 0, huge: false }.encode().is_err());
-    assert!(SlotContent::Stored { handle: 1, size: PAGE_SIZE + 1, huge: true }.encode().is_err());
+    assert!(SlotContent::Stored {
+        handle: 0,
+        size: 1,
+        huge: false
+    }
+    .encode()
+    .is_err());
+    assert!(SlotContent::Stored {
+        handle: 1,
+        size: 0,
+        huge: false
+    }
+    .encode()
+    .is_err());
+    assert!(SlotContent::Stored {
+        handle: 1,
+        size: PAGE_SIZE + 1,
+        huge: true
+    }
+    .encode()
+    .is_err());
 }

@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: GPL-2.0
+# zram_rs: entry points for people. (Kbuild reads the Kbuild file, not this one.)
+#
+#   make run      build everything, boot the VM, swap to zram_rs, show mm_stat
+#   make check    every test: host cargo test, source checks, the VM suite
+#   make vmtest TESTS="a.sh /abs/b.sh"   boot the VM and run just these test scripts
+#   make module   build zram_rs.ko        make kernel   build the test kernel
+#   make fmt      rustfmt the sources     make clean    drop the module's build products
+#
+# ARCH=x86_64 (default) or arm64; ACCEL=tcg (default) or kvm.
+
+ARCH ?= x86_64
+export ARCH_NAME := $(ARCH)
+export ACCEL
+override TESTS := $(foreach t,$(TESTS),$(abspath $(t)))
+export TESTS
+# The kernel's own make must not see ARCH from here (scripts/env.sh also clears MAKEFLAGS).
+unexport ARCH
+
+SCRIPTS := $(CURDIR)/scripts
+
+.PHONY: run check vmtest module kernel deps fmt clean
+
+deps:
+	@$(SCRIPTS)/install-deps.sh
+
+run: deps
+	@$(SCRIPTS)/vm.sh run
+
+check: deps
+	@$(SCRIPTS)/check.sh
+
+vmtest: deps
+	@test -n "$(TESTS)" || { echo 'usage: make vmtest TESTS="a.sh b.sh"'; exit 2; }
+	@$(SCRIPTS)/vm.sh test $(TESTS)
+
+module: deps
+	@$(SCRIPTS)/module.sh
+
+kernel: deps
+	@$(SCRIPTS)/kernel.sh
+
+fmt: deps
+	@. $(SCRIPTS)/env.sh && rustfmt --edition 2021 --config-path "$$KSRC/.rustfmt.toml" \
+		src/*.rs host/src/*.rs host/tests/*.rs
+
+clean:
+	@. $(SCRIPTS)/env.sh && rm -rf "$$ZRAM_RS_CACHE/module" "$$ZRAM_RS_CACHE/vm" target

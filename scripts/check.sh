@@ -1,0 +1,69 @@
+#!/bin/bash
+# Runs every test: the host crate's `cargo test`, the source checks (rustfmt, a warning-free
+# module build with the kernel's Rust lints and clippy), then the VM suite (tests/[0-9]*.sh, or
+# TESTS). Ends with the line "N passed, N failed" and exits non-zero on any failure.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/env.sh"
+passed=0 failed=0 skipped=0
+
+# record NAME STATUS: one source check as a test case.
+record() {
+	if [ "$2" = 0 ]; then
+		echo "check: ok - $1"
+		passed=$((passed + 1))
+	else
+		echo "check: FAILED - $1"
+		failed=$((failed + 1))
+	fi
+}
+
+echo "== host: cargo test (pure logic)"
+host_log=$(mktemp)
+(cd "$ZRAM_RS_TOP" && cargo test --quiet 2>&1) | tee "$host_log"
+host_rc=${PIPESTATUS[0]}
+read -r host_passed host_failed < <(awk '/^test result:/ { p += $4; f += $6 } END { print p + 0, f + 0 }' "$host_log")
+rm -f "$host_log"
+passed=$((passed + host_passed))
+failed=$((failed + host_failed))
+if [ "$host_rc" != 0 ] && [ "$host_failed" = 0 ]; then
+	record "cargo test builds and runs" 1
+fi
+
+echo "== source checks"
+rustfmt --check --edition 2021 --config-path "$KSRC/.rustfmt.toml" "$ZRAM_RS_TOP"/src/*.rs \
+	"$ZRAM_RS_TOP"/host/src/*.rs "$ZRAM_RS_TOP"/host/tests/*.rs
+record "rustfmt --check" $?
+build_log=$(mktemp)
+"$here/module.sh" CLIPPY=1 >"$build_log" 2>&1
+rc=$?
+if [ $rc = 0 ] && grep -qE '^(warning|error)' "$build_log"; then rc=1; fi
+[ $rc = 0 ] || cat "$build_log"
+record "zram_rs.ko builds with CLIPPY=1 and no warning" $rc
+rm -f "$build_log"
+
+echo "== VM tests ($ARCH_NAME)"
+if [ -n "${TESTS:-}" ]; then
+	read -ra tests <<<"$TESTS"
+else
+	tests=("$ZRAM_RS_TOP"/tests/[0-9]*.sh)
+fi
+vm_log=$(mktemp)
+"$here/vm.sh" test "${tests[@]}" | tee "$vm_log"
+vm_rc=${PIPESTATUS[0]}
+summary=$(grep -E '^vm: [0-9]+ passed, [0-9]+ failed' "$vm_log" | tail -n 1)
+rm -f "$vm_log"
+if [ -n "$summary" ]; then
+	read -r vm_passed vm_failed vm_skipped < <(echo "$summary" | awk '{ print $2, $4, $6 }')
+	passed=$((passed + vm_passed))
+	failed=$((failed + vm_failed))
+	skipped=$((skipped + vm_skipped))
+fi
+if [ "$vm_rc" != 0 ] && { [ -z "$summary" ] || [ "${vm_failed:-0}" = 0 ]; }; then
+	record "VM suite ran to the end" 1
+fi
+
+echo
+[ "$skipped" = 0 ] || echo "($skipped skipped)"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

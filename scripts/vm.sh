@@ -1,0 +1,86 @@
+#!/bin/bash
+# usage: vm.sh run              boot the VM and run the demo (guest/demo.sh)
+#        vm.sh test SCRIPT...   boot the VM, run kselftest-style scripts, report their TAP
+# Builds the kernel (cached) and zram_rs.ko first. Environment: ARCH_NAME (x86_64 | arm64),
+# KCONFIG_VARIANT, ACCEL (tcg by default: KVM does not work on the machines this was made on),
+# MEM, SMP, VM_TIMEOUT (seconds for the whole boot). Test mode ends with the line
+# "vm: N passed, N failed, N skipped" and exits non-zero on any failure.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/env.sh"
+mode=${1:?run or test}
+shift
+ACCEL=${ACCEL:-tcg}
+SMP=${SMP:-2}
+if [ "$mode" = run ]; then MEM=${MEM:-256M}; else MEM=${MEM:-1G}; fi
+VM_TIMEOUT=${VM_TIMEOUT:-2400}
+
+kdir=$("$here/kernel.sh" | tail -n 1)
+ko=$("$here/module.sh" | tail -n 1)
+echo "vm: kernel $kdir"
+echo "vm: module $ko"
+work=$ZRAM_RS_CACHE/vm/$ARCH_NAME${KCONFIG_VARIANT:+-$KCONFIG_VARIANT}
+mkdir -p "$work"
+initrd=$work/initramfs.cpio.gz
+log=$work/console-$mode.log
+"$here/initramfs.sh" "$initrd" "$kdir" "$ko" "$@"
+
+case $ARCH_NAME in
+x86_64)
+	qemu=(qemu-system-x86_64 -accel "$ACCEL")
+	image=$kdir/arch/x86/boot/bzImage
+	console=ttyS0
+	;;
+arm64)
+	qemu=(qemu-system-aarch64 -M virt -cpu cortex-a57 -accel "$ACCEL")
+	image=$kdir/arch/arm64/boot/Image
+	console=ttyAMA0
+	;;
+esac
+echo "vm: booting $ARCH_NAME under QEMU ($ACCEL$([ "$ACCEL" = tcg ] && echo ': software emulation, timings are TCG'), $SMP CPUs, $MEM)"
+start=$(date +%s)
+set +e
+timeout "$VM_TIMEOUT" "${qemu[@]}" -m "$MEM" -smp "$SMP" -nographic -no-reboot -net none \
+	-kernel "$image" -initrd "$initrd" \
+	-append "console=$console panic=-1 loglevel=3 zram_rs.mode=$mode" \
+	</dev/null 2>&1 | tr -d '\r' | tee "$log" | grep --line-buffered -v '^VM-DMESG' | \
+	if [ "$mode" = run ]; then cat; else grep --line-buffered -E '^(VM: |ok |not ok |# |Bail out)'; fi
+qemu_rc=${PIPESTATUS[0]}
+set -e
+echo "vm: QEMU exited rc=$qemu_rc after $(($(date +%s) - start)) s (log: $log)"
+
+if ! grep -q '^VM: ALL_DONE' "$log"; then
+	echo "vm: the VM did not finish (crash, panic or timeout); last console lines:"
+	tail -n 40 "$log" | sed 's/^/    /'
+fi
+if grep -q '^VM: KERNEL_PROBLEM' "$log"; then
+	echo "vm: kernel problems reported:"
+	grep '^VM-DMESG' "$log" | head -60 | sed 's/^/    /'
+fi
+
+if [ "$mode" = run ]; then
+	grep -q '^VM: DEMO_EXIT rc=0' "$log" && grep -q '^VM: ALL_DONE' "$log" &&
+		! grep -q '^VM: KERNEL_PROBLEM' "$log"
+	exit
+fi
+
+# Tally: every TAP result line, plus one failure for each script that exited non-zero without
+# reporting a failed case, reported kernel problems, or never finished.
+awk -v all_done="$(grep -c '^VM: ALL_DONE' "$log")" '
+	/^VM: TEST / { current = $3; seen[current] = 1; failed_here = 0; next }
+	/^ok [0-9]+/ { if ($0 ~ /# SKIP/) skipped++; else passed++; next }
+	/^not ok [0-9]+/ { failed++; failed_here++; next }
+	/^VM: EXIT / {
+		split($4, rc, "=");
+		if (rc[2] != 0 && failed_here == 0) { failed++; print "vm: " $3 " exited with " rc[2] " without a failed case" }
+		done[$3] = 1; next
+	}
+	/^VM: KERNEL_PROBLEM / { failed++; print "vm: kernel problem during " $3; next }
+	END {
+		for (t in seen) if (!(t in done)) { failed++; print "vm: " t " did not finish" }
+		if (all_done == 0) { failed++; print "vm: the VM did not finish" }
+		printf "vm: %d passed, %d failed, %d skipped\n", passed, failed, skipped
+		exit failed > 0
+	}
+' "$log" || rc=$?
+exit "${rc:-0}"

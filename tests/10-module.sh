@@ -1,0 +1,70 @@
+#!/bin/bash
+# Module life cycle: load/unload, num_devices, the block major, hot_add/hot_remove, and that
+# unloading leaves no device, class or memory behind.
+. "$(dirname "$0")/lib.sh"
+
+cycles_ok=true
+for _ in 1 2 3 4 5; do
+	zram_load && [ -b /dev/zram0 ] && rmmod zram_rs && [ ! -e /sys/block/zram0 ] || cycles_ok=false
+done
+check "modprobe/rmmod five times" $cycles_ok
+check "nothing left after rmmod" eval '[ ! -e /sys/class/zram-control ] && ! grep -qw zram /proc/devices && [ ! -e /dev/zram0 ]'
+
+zram_load
+check_eq "default num_devices creates exactly zram0" "zram0" "$(ls /sys/block | grep zram | tr '\n' ' ' | sed 's/ $//')"
+check "block major registered as zram" grep -qE '^ *[0-9]+ zram$' /proc/devices
+check_eq "hot_add mode" 400 "$(stat -c %a /sys/class/zram-control/hot_add)"
+check_eq "hot_remove mode" 200 "$(stat -c %a /sys/class/zram-control/hot_remove)"
+check_eq "hot_add returns the next id" 1 "$(cat /sys/class/zram-control/hot_add)"
+check_eq "hot_add again" 2 "$(cat /sys/class/zram-control/hot_add)"
+check "hot_added disks exist" test -b /dev/zram1 -a -b /dev/zram2 -a -d /sys/block/zram2
+check_eq "hot_remove 1" OK "$(write_attr /sys/class/zram-control/hot_remove 1)"
+check "zram1 is gone" test ! -e /sys/block/zram1
+check_eq "hot_add reuses the lowest free id" 1 "$(cat /sys/class/zram-control/hot_add)"
+check_eq "hot_remove of a missing id: ENODEV" "No such device" "$(write_attr /sys/class/zram-control/hot_remove 7)"
+check_eq "hot_remove -1: EINVAL" "Invalid argument" "$(write_attr /sys/class/zram-control/hot_remove -1)"
+check_eq "hot_remove garbage: EINVAL" "Invalid argument" "$(write_attr /sys/class/zram-control/hot_remove x1)"
+check_eq "hot_remove 2^31: ERANGE" "Numerical result out of range" "$(write_attr /sys/class/zram-control/hot_remove 2147483648)"
+check_eq "hot_remove empty: EINVAL" "Invalid argument" "$(write_attr /sys/class/zram-control/hot_remove '')"
+exec 3</dev/zram2
+check_eq "hot_remove of an open device: EBUSY" "Device or resource busy" "$(write_attr /sys/class/zram-control/hot_remove 2)"
+exec 3<&-
+check_eq "hot_remove after close" OK "$(write_attr /sys/class/zram-control/hot_remove 2)"
+echo 16M >/sys/block/zram1/disksize
+dd if=/dev/urandom of=/dev/zram1 bs=1M count=4 2>/dev/null
+check_eq "hot_remove of an initialised device with data" OK "$(write_attr /sys/class/zram-control/hot_remove 1)"
+rmmod zram_rs
+check "rmmod after hot_add/hot_remove" test ! -e /sys/class/zram-control
+
+zram_load num_devices=4
+check_eq "num_devices=4" "zram0 zram1 zram2 zram3" "$(ls /sys/block | grep zram | tr '\n' ' ' | sed 's/ $//')"
+check "four block devices" test -b /dev/zram3
+check_eq "hot_add after num_devices=4" 4 "$(cat /sys/class/zram-control/hot_add)"
+rmmod zram_rs
+
+zram_load num_devices=0
+check_eq "num_devices=0 creates none" "" "$(ls /sys/block | grep zram)"
+check "zram-control exists with no devices" test -e /sys/class/zram-control/hot_add
+rmmod zram_rs
+
+# Memory comes back: store 96 MiB of random data on each of two devices, unload, compare.
+sync
+echo 3 >/proc/sys/vm/drop_caches
+before=$(mem_free_kb)
+zram_load num_devices=2
+echo 128M >/sys/block/zram0/disksize
+echo 128M >/sys/block/zram1/disksize
+dd if=/dev/urandom of=/tmp/random bs=1M count=96 2>/dev/null
+dd if=/tmp/random of=/dev/zram0 bs=1M oflag=direct 2>/dev/null
+dd if=/tmp/random of=/dev/zram1 bs=1M oflag=direct 2>/dev/null
+rm /tmp/random
+during=$(mem_free_kb)
+check "stored data uses memory (free $before kB -> $during kB)" test $((before - during)) -gt $((150 * 1024))
+rmmod zram_rs
+sync
+echo 3 >/proc/sys/vm/drop_caches
+after=$(mem_free_kb)
+ktap_print_msg "MemFree: before load $before kB, with data $during kB, after rmmod $after kB"
+check "rmmod gives the memory back (within 4 MiB)" test $((before - after)) -lt 4096
+
+finish

@@ -1,0 +1,70 @@
+#!/bin/bash
+# The data path: write-then-read of several patterns at page and sub-page offsets, unwritten
+# sectors, discard, unaligned direct I/O buffers, and I/O past the end of the disk.
+. "$(dirname "$0")/lib.sh"
+
+zram_load
+z=$(sysblock 0)
+echo 32M >$z/disksize
+dev=/dev/zram0
+
+check "unwritten disk reads as zeroes" cmp -s -n $((32 << 20)) $dev /dev/zero
+
+# Patterns: random, zeroes, 0xff, text, a counting sequence.
+dd if=/dev/urandom of=/tmp/random bs=1M count=4 2>/dev/null
+dd if=/dev/zero bs=1M count=4 2>/dev/null >/tmp/zero
+tr '\0' '\377' </tmp/zero >/tmp/ones
+yes "zram_rs test line with some text" | head -c $((4 << 20)) >/tmp/text
+awk 'BEGIN { for (i = 0; i < 600000; i++) printf "%07d\n", i }' | head -c $((4 << 20)) >/tmp/count
+offset_mb=0
+for pattern in random zero ones text count; do
+	dd if=/tmp/$pattern of=$dev bs=1M seek=$offset_mb oflag=direct 2>/dev/null
+	want=$(sha256sum </tmp/$pattern | cut -d' ' -f1)
+	got=$(dd if=$dev bs=1M skip=$offset_mb count=4 iflag=direct 2>/dev/null | sha256sum | cut -d' ' -f1)
+	check_eq "4 MiB of $pattern at ${offset_mb} MiB reads back (direct)" "$want" "$got"
+	offset_mb=$((offset_mb + 4))
+done
+echo 3 >/proc/sys/vm/drop_caches
+got=$(dd if=$dev bs=1M count=4 2>/dev/null | sha256sum | cut -d' ' -f1)
+check_eq "random data reads back through the page cache" "$(sha256sum </tmp/random | cut -d' ' -f1)" "$got"
+
+# Sub-page writes through the page cache: 512-byte blocks at odd sector offsets.
+dd if=/dev/urandom of=/tmp/small bs=512 count=7 2>/dev/null
+for sector in 1 7 9 4095; do
+	dd if=/tmp/small of=$dev bs=512 seek=$sector conv=notrunc,fsync 2>/dev/null
+	echo 3 >/proc/sys/vm/drop_caches
+	check "7 sectors at sector $sector read back" cmp -s /tmp/small <(dd if=$dev bs=512 skip=$sector count=7 2>/dev/null)
+done
+# Neighbours of a sub-page write keep their data: sector 0 of the random pattern.
+check "sector 0 untouched by the sub-page writes" cmp -s <(head -c 512 /tmp/random) <(dd if=$dev bs=512 count=1 2>/dev/null)
+
+# Direct I/O from buffers that start 512 bytes into a page: every 4 KiB block arrives in two
+# pieces that straddle memory pages.
+fio --name=unaligned --filename=$dev --direct=1 --rw=write --bs=4k --size=2M --offset=24M \
+	--iomem_align=512 --verify=crc32c --do_verify=1 --verify_fatal=1 --output=/tmp/fio.out >/dev/null 2>&1
+rc=$?
+check "direct I/O with 512-byte aligned buffers (fio verify)" test $rc = 0
+[ $rc = 0 ] || sed 's/^/# /' /tmp/fio.out | tail -20
+
+# Discard frees whole pages: they read back as zeroes and leave the store.
+dd if=/tmp/random of=$dev bs=1M seek=28 oflag=direct 2>/dev/null
+before=$(field 1 $z/mm_stat)
+blkdiscard -o $((28 << 20)) -l $((4 << 20)) $dev
+check "discarded range reads zero" cmp -s -n $((4 << 20)) <(dd if=$dev bs=1M skip=28 count=4 iflag=direct 2>/dev/null) /dev/zero
+check_eq "discard removed 1024 pages from orig_data_size" $((before - 4 * 1024 * PAGE)) "$(field 1 $z/mm_stat)"
+check "data before the discarded range intact" cmp -s /tmp/count <(dd if=$dev bs=1M skip=16 count=4 iflag=direct 2>/dev/null)
+check_eq "notify_free counts discarded pages" 1024 "$(field 4 $z/io_stat)"
+
+# Past the end: an error, and nothing stored changes.
+sum_before=$(sha256sum <$dev | cut -d' ' -f1)
+! dd if=/tmp/random of=$dev bs=4k seek=$((32 * 256)) count=1 oflag=direct 2>/dev/null
+check "write past the end fails" test $? = 0
+check_eq "read past the end returns nothing" 0 "$(dd if=$dev bs=4k skip=$((32 * 256)) count=1 iflag=direct 2>/dev/null | wc -c)"
+echo 3 >/proc/sys/vm/drop_caches
+sum_after=$(sha256sum <$dev | cut -d' ' -f1)
+check_eq "device content unchanged by failed writes" "$sum_before" "$sum_after"
+check_eq "no failed reads" 0 "$(field 1 $z/io_stat)"
+
+rm -f /tmp/random /tmp/zero /tmp/ones /tmp/text /tmp/count /tmp/small
+zram_unload
+finish

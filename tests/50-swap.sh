@@ -1,0 +1,43 @@
+#!/bin/bash
+# Swap on zram_rs: mkswap + swapon, a workload pushed into swap by a memory cgroup limit,
+# every byte verified while swapped and after swapoff, and the pages freed again.
+. "$(dirname "$0")/lib.sh"
+
+zram_load
+z=$(sysblock 0)
+echo 256M >$z/disksize
+check "mkswap" mkswap /dev/zram0
+check "swapon" swapon /dev/zram0
+check "listed in /proc/swaps" grep -q '^/dev/zram0 ' /proc/swaps
+
+# A cgroup whose memory limit is far below what its workload keeps in a tmpfs.
+cg=/sys/fs/cgroup/zram_rs_swap
+echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+mkdir -p $cg
+echo 24M >$cg/memory.max
+mkdir -p /mnt/swapdata
+mount -t tmpfs -o size=200M tmpfs /mnt/swapdata
+bash -c "
+	echo \$\$ > $cg/cgroup.procs
+	dd if=/dev/urandom bs=1M count=48 2>/dev/null > /mnt/swapdata/random
+	yes 'a line of text that compresses well' | head -c \$((48 << 20)) > /mnt/swapdata/text
+	sha256sum /mnt/swapdata/random /mnt/swapdata/text > /tmp/sums
+"
+used_kb=$(awk '$1 == "/dev/zram0" { print $4 }' /proc/swaps)
+ktap_print_msg "swap used: $used_kb kB; mm_stat: $(cat $z/mm_stat)"
+check "the workload was swapped out (more than 40 MiB)" test "$used_kb" -gt $((40 * 1024))
+check "mm_stat holds the swapped pages" test "$(field 1 $z/mm_stat)" -ge $((used_kb * 1024 - (4 << 20)))
+check "data intact while swapped" sha256sum -c -s /tmp/sums
+
+echo max >$cg/memory.max
+check "swapoff" swapoff /dev/zram0
+check "data intact after swapoff" sha256sum -c -s /tmp/sums
+check_eq "swapoff freed every slot (swap_slot_free_notify)" 0 "$(field 1 $z/mm_stat)"
+check "notify_free counted the freed slots" test "$(field 4 $z/io_stat)" -gt 0
+
+umount /mnt/swapdata
+rmdir $cg
+rm -f /tmp/sums
+check_eq "reset" OK "$(write_attr $z/reset 1)"
+zram_unload
+finish
