@@ -46,7 +46,7 @@ if [ -e "$stage/usr/local/bin/mke2fs" ]; then
 	ln -sf mke2fs "$stage/usr/local/bin/mkfs.ext2"
 fi
 # mke2fs and e2fsck want these to exist.
-: >"$stage/etc/mke2fs.conf"
+cp /etc/mke2fs.conf "$stage/etc/mke2fs.conf"
 echo "root:x:0:0:root:/root:/bin/sh" >"$stage/etc/passwd"
 echo "root:x:0:" >"$stage/etc/group"
 : >"$stage/etc/fstab"

@@ -12,7 +12,7 @@ mode=${1:?run or test}
 shift
 ACCEL=${ACCEL:-tcg}
 SMP=${SMP:-2}
-if [ "$mode" = run ]; then MEM=${MEM:-256M}; else MEM=${MEM:-1G}; fi
+if [ "$mode" = run ]; then MEM=${MEM:-512M}; else MEM=${MEM:-1G}; fi
 VM_TIMEOUT=${VM_TIMEOUT:-2400}
 
 kdir=$("$here/kernel.sh" | tail -n 1)
@@ -44,7 +44,11 @@ timeout "$VM_TIMEOUT" "${qemu[@]}" -m "$MEM" -smp "$SMP" -nographic -no-reboot -
 	-kernel "$image" -initrd "$initrd" \
 	-append "console=$console panic=-1 loglevel=3 zram_rs.mode=$mode" \
 	</dev/null 2>&1 | tr -d '\r' | tee "$log" | grep --line-buffered -v '^VM-DMESG' | \
-	if [ "$mode" = run ]; then cat; else grep --line-buffered -E '^(VM: |ok |not ok |# |Bail out)'; fi
+	if [ "$mode" = run ]; then
+		awk '/^VM: up/ { shown = 1 } shown && !/reboot: Restarting/ { print; fflush() }'
+	else
+		grep --line-buffered -E '^(VM: |ok |not ok |# |Bail out)'
+	fi
 qemu_rc=${PIPESTATUS[0]}
 set -e
 echo "vm: QEMU exited rc=$qemu_rc after $(($(date +%s) - start)) s (log: $log)"

@@ -25,7 +25,7 @@ check_eq "hot_remove of a missing id: ENODEV" "No such device" "$(write_attr /sy
 check_eq "hot_remove -1: EINVAL" "Invalid argument" "$(write_attr /sys/class/zram-control/hot_remove -1)"
 check_eq "hot_remove garbage: EINVAL" "Invalid argument" "$(write_attr /sys/class/zram-control/hot_remove x1)"
 check_eq "hot_remove 2^31: ERANGE" "Numerical result out of range" "$(write_attr /sys/class/zram-control/hot_remove 2147483648)"
-check_eq "hot_remove empty: EINVAL" "Invalid argument" "$(write_attr /sys/class/zram-control/hot_remove '')"
+check_eq "hot_remove of a bare newline: EINVAL" "Invalid argument" "$(write_attr /sys/class/zram-control/hot_remove $'\n')"
 exec 3</dev/zram2
 check_eq "hot_remove of an open device: EBUSY" "Device or resource busy" "$(write_attr /sys/class/zram-control/hot_remove 2)"
 exec 3<&-

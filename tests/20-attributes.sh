@@ -16,7 +16,7 @@ check_eq "block size is 4096" 4096 "$(cat /sys/block/zram0/queue/logical_block_s
 check_eq "capacity 0 before init" 0 "$(cat $z/size)"
 
 # Bad input, before initialisation: C zram's errnos.
-for bad in "" "abc" "0" "0K" "-1" " 1M" "18446744073709551616"; do
+for bad in $'\n' "abc" "0" "0K" "-1" " 1M" "18446744073709551616"; do
 	check_eq "disksize '$bad' is EINVAL" "Invalid argument" "$(write_attr $z/disksize "$bad")"
 done
 check_eq "disksize within a page of 2^64 is ENOMEM" "Cannot allocate memory" "$(write_attr $z/disksize 18446744073709551615)"
@@ -46,7 +46,7 @@ check_eq "disksize when initialised: EBUSY" "Device or resource busy" "$(write_a
 check_eq "disksize unchanged" 16777216 "$(cat $z/disksize)"
 
 # reset
-for bad in "" "0" "abc" "-1" "1 " $'1\n\n'; do
+for bad in $'\n' "0" "abc" "-1" "1 " $'1\n\n'; do
 	check_eq "reset '$bad' is EINVAL" "Invalid argument" "$(write_attr $z/reset "$bad")"
 done
 check_eq "reset 65536 is ERANGE" "Numerical result out of range" "$(write_attr $z/reset 65536)"
