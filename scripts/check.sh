@@ -35,7 +35,7 @@ rustfmt --check --edition 2021 --config-path "$KSRC/.rustfmt.toml" "$ZRAM_RS_TOP
 	"$ZRAM_RS_TOP"/host/src/*.rs "$ZRAM_RS_TOP"/host/tests/*.rs
 record "rustfmt --check" $?
 build_log=$(mktemp)
-"$here/module.sh" CLIPPY=1 >"$build_log" 2>&1
+ZRAM_RS_REBUILD=1 "$here/module.sh" CLIPPY=1 >"$build_log" 2>&1
 rc=$?
 if [ $rc = 0 ] && grep -qE '^(warning|error)' "$build_log"; then rc=1; fi
 [ $rc = 0 ] || cat "$build_log"

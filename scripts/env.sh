@@ -10,7 +10,7 @@ export BINDGEN=${BINDGEN:-$ZRAM_RS_CACHE/tools/bin/bindgen}
 export LIBCLANG_PATH=/usr/lib/llvm-19/lib
 export RUSTC_PINNED=/usr/bin/rustc
 # Passed on every kernel make command line (the kernel Makefile overrides RUSTC from the environment).
-KMAKE_VARS=(LLVM=-19 RUSTC=$RUSTC_PINNED RUSTDOC=/usr/bin/rustdoc BINDGEN=$BINDGEN)
+KMAKE_VARS=(LLVM=-19 RUSTC=$RUSTC_PINNED RUSTDOC=/usr/bin/rustdoc CLIPPY_DRIVER=/usr/bin/clippy-driver BINDGEN=$BINDGEN)
 export JOBS=${JOBS:-3}
 
 # Architecture of the guest: x86_64 (default) or arm64.

@@ -7,7 +7,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/env.sh"
 
 packages=(
-	linux-source-6.12 rustc-web rust-web-src
+	linux-source-6.12 rustc-web rust-web-src rust-web-clippy
 	clang-19 lld-19 llvm-19 libclang-19-dev
 	make bc flex bison libelf-dev libssl-dev xz-utils cpio kmod
 	busybox-static fio e2fsprogs util-linux diffutils coreutils

@@ -20,5 +20,7 @@ done
 for f in "$ZRAM_RS_TOP"/src/*.rs "$ZRAM_RS_TOP"/src/*.c; do
 	sync_file "$f" "$build/src/$(basename "$f")"
 done
+# ZRAM_RS_REBUILD=1 recompiles everything, so that every warning is shown again.
+[ "${ZRAM_RS_REBUILD:-0}" = 0 ] || rm -f "$build"/src/*.o "$build"/*.o "$build"/*.ko
 make -s -C "$kdir" M="$build" "${arch_args[@]}" "${KMAKE_VARS[@]}" "$@" modules >&2
 echo "$build/zram_rs.ko"

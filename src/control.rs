@@ -107,7 +107,7 @@ static CLASS: Shared<bindings::class> = Shared(UnsafeCell::new(bindings::class {
 /// While a `ControlClass` exists, the class is registered and `REGISTRY` holds a reference
 /// (from `Arc::into_raw`) to `registry`.
 pub(crate) struct ControlClass {
-    registry: Arc<Registry>,
+    _registry: Arc<Registry>,
 }
 
 impl ControlClass {
@@ -136,7 +136,9 @@ impl ControlClass {
             return Err(Error::from_errno(ret));
         }
         // INVARIANT: registered, and `REGISTRY` holds the reference.
-        Ok(Self { registry })
+        Ok(Self {
+            _registry: registry,
+        })
     }
 
     fn unpublish() {
@@ -155,7 +157,6 @@ impl Drop for ControlClass {
         // waits for running callbacks, so none uses `REGISTRY` after this.
         unsafe { bindings::class_unregister(CLASS.get()) };
         Self::unpublish();
-        let _ = &self.registry;
     }
 }
 
@@ -167,6 +168,11 @@ fn registry<'a>() -> Option<&'a Registry> {
     unsafe { raw.as_ref() }
 }
 
+/// `hot_add`'s show callback.
+///
+/// # Safety
+///
+/// Called by sysfs with a `PAGE_SIZE` buffer.
 unsafe extern "C" fn hot_add_show(
     _class: *const bindings::class,
     _attr: *const bindings::class_attribute,
@@ -188,6 +194,11 @@ unsafe extern "C" fn hot_add_show(
     }
 }
 
+/// `hot_remove`'s store callback.
+///
+/// # Safety
+///
+/// Called by sysfs with `count` readable bytes at `buf`.
 unsafe extern "C" fn hot_remove_store(
     _class: *const bindings::class,
     _attr: *const bindings::class_attribute,

@@ -95,7 +95,8 @@ static mut DISK_LOCK_KEY: bindings::lock_class_key = unsafe { core::mem::zeroed(
 pub(crate) struct GenDisk<T: DiskOps> {
     raw: NonNull<bindings::gendisk>,
     data: Pin<KBox<T>>,
-    driver: Arc<DiskDriver<T>>,
+    /// Keeps the operations table and the major alive while the disk exists.
+    _driver: Arc<DiskDriver<T>>,
 }
 
 // SAFETY: the gendisk may be used and deleted from any thread; `T` is `Send + Sync`.
@@ -179,7 +180,7 @@ impl<T: DiskOps> GenDisk<T> {
         Ok(Self {
             raw,
             data,
-            driver: driver.clone(),
+            _driver: driver.clone(),
         })
     }
 
@@ -207,7 +208,6 @@ impl<T: DiskOps> Drop for GenDisk<T> {
             bindings::del_gendisk(self.raw.as_ptr());
             bindings::put_disk(self.raw.as_ptr());
         }
-        let _ = &self.driver;
     }
 }
 
@@ -284,21 +284,27 @@ unsafe fn driver_data<'a, T: DiskOps>(disk: *mut bindings::gendisk) -> &'a T {
     unsafe { &*((*disk).private_data as *const T) }
 }
 
+/// `block_device_operations.submit_bio`.
+///
+/// # Safety
+///
+/// Called by the block layer with a live bio for a disk added by [`GenDisk::add`] with `T`.
 unsafe extern "C" fn submit_bio_callback<T: DiskOps>(bio: *mut bindings::bio) {
     // SAFETY: the block layer passes a live bio for one of our disks and gives it to us until we
     // call `bio_endio`.
     unsafe {
         let bdev = (*bio).bi_bdev;
         let data = driver_data::<T>((*bdev).bd_disk);
-        let mut wrapped = Bio::from_raw(NonNull::new_unchecked(bio));
-        let accounted = matches!(wrapped.op(), Op::Read | Op::Write);
-        let start = if accounted {
-            bindings::bio_start_io_acct(bio)
-        } else {
-            0
+        let (accounted, start, result) = {
+            let mut wrapped = Bio::from_raw(NonNull::new_unchecked(bio));
+            let accounted = matches!(wrapped.op(), Op::Read | Op::Write);
+            let start = if accounted {
+                bindings::bio_start_io_acct(bio)
+            } else {
+                0
+            };
+            (accounted, start, data.submit_bio(&mut wrapped))
         };
-        let result = data.submit_bio(&mut wrapped);
-        drop(wrapped);
         if accounted {
             bindings::bio_end_io_acct_remapped(bio, start, bdev);
         }
@@ -311,6 +317,11 @@ unsafe extern "C" fn submit_bio_callback<T: DiskOps>(bio: *mut bindings::bio) {
     }
 }
 
+/// `block_device_operations.open`.
+///
+/// # Safety
+///
+/// Called by the block layer for a live disk added by [`GenDisk::add`] with `T`.
 unsafe extern "C" fn open_callback<T: DiskOps>(
     disk: *mut bindings::gendisk,
     _mode: bindings::blk_mode_t,
@@ -323,11 +334,16 @@ unsafe extern "C" fn open_callback<T: DiskOps>(
     }
 }
 
+/// `block_device_operations.swap_slot_free_notify`.
+///
+/// # Safety
+///
+/// Called by swap for an open block device of a disk added by [`GenDisk::add`] with `T`.
 unsafe extern "C" fn swap_slot_free_notify_callback<T: DiskOps>(
     bdev: *mut bindings::block_device,
     index: c_ulong,
 ) {
     // SAFETY: swap calls this for a block device of one of our live disks (swap holds it open).
     let data = unsafe { driver_data::<T>((*bdev).bd_disk) };
-    data.swap_slot_free_notify(index as usize);
+    data.swap_slot_free_notify(index);
 }

@@ -176,6 +176,12 @@ unsafe fn rust_attribute<'a, T: DiskOps>(
     unsafe { &*attr.cast::<DeviceAttribute<T>>() }
 }
 
+/// `device_attribute.show` of every [`DeviceAttribute`].
+///
+/// # Safety
+///
+/// Called by sysfs for an attribute registered through an [`AttributeList`] on a disk of
+/// driver `T`, with a `PAGE_SIZE` buffer.
 unsafe extern "C" fn show_callback<T: DiskOps>(
     dev: *mut bindings::device,
     attr: *mut bindings::device_attribute,
@@ -202,6 +208,11 @@ unsafe extern "C" fn show_callback<T: DiskOps>(
     }
 }
 
+/// `device_attribute.store` of every [`DeviceAttribute`].
+///
+/// # Safety
+///
+/// As for `show_callback`, with `count` readable bytes at `buf`.
 unsafe extern "C" fn store_callback<T: DiskOps>(
     dev: *mut bindings::device,
     attr: *mut bindings::device_attribute,
