@@ -45,7 +45,7 @@ timeout "$VM_TIMEOUT" "${qemu[@]}" -m "$MEM" -smp "$SMP" -nographic -no-reboot -
 	-append "console=$console panic=-1 loglevel=3 zram_rs.mode=$mode" \
 	</dev/null 2>&1 | tr -d '\r' | tee "$log" | grep --line-buffered -v '^VM-DMESG' | \
 	if [ "$mode" = run ]; then
-		awk '/^VM: up/ { shown = 1 } shown && !/reboot: Restarting/ { print; fflush() }'
+		awk '/VM: up/ { shown = 1; sub(/.*VM: up/, "VM: up") } shown && !/reboot: Restarting/ { print; fflush() }'
 	else
 		grep --line-buffered -E '^(VM: |ok |not ok |# |Bail out)'
 	fi

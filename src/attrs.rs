@@ -2,7 +2,9 @@
 //! The `/sys/block/zramN/` attributes: their names, modes, input parsing and output formats,
 //! each matching C zram in 6.12 (see `Documentation/zram_rs.rst` for the list).
 
+use crate::algorithm;
 use crate::disk::DiskRef;
+use crate::ffi;
 use crate::parse;
 use crate::sysfs::{
     AttrPtr, AttributeGroup, AttributeGroups, AttributeList, DeviceAttribute, SysfsBuf,
@@ -44,6 +46,55 @@ fn io_stat_show(zram: &Zram, _disk: DiskRef<'_>, out: &mut SysfsBuf<'_>) -> Resu
     write_result(zram.io_stat().write_to(out))
 }
 
+fn debug_stat_show(zram: &Zram, _disk: DiskRef<'_>, out: &mut SysfsBuf<'_>) -> Result {
+    write_result(zram.debug_stat().write_to(out))
+}
+
+fn comp_algorithm_show(zram: &Zram, _disk: DiskRef<'_>, out: &mut SysfsBuf<'_>) -> Result {
+    write_result(zram.write_algorithms(out))
+}
+
+fn comp_algorithm_store(zram: &Zram, _disk: DiskRef<'_>, input: &[u8]) -> Result {
+    zram.set_algorithm(input)
+}
+
+fn algorithm_params_store(zram: &Zram, _disk: DiskRef<'_>, input: &[u8]) -> Result {
+    let params = algorithm::parse_algorithm_params(input).map_err(crate::parse_errno)?;
+    zram.set_algorithm_params(params)
+}
+
+fn max_comp_streams_show(_zram: &Zram, _disk: DiskRef<'_>, out: &mut SysfsBuf<'_>) -> Result {
+    write_result(writeln!(out, "{}", ffi::num_online_cpus()))
+}
+
+/// Accepted and ignored, as in C zram since streams became per CPU.
+fn max_comp_streams_store(_zram: &Zram, _disk: DiskRef<'_>, _input: &[u8]) -> Result {
+    Ok(())
+}
+
+fn mem_limit_store(zram: &Zram, _disk: DiskRef<'_>, input: &[u8]) -> Result {
+    let (limit, parsed) = parse::memparse(input);
+    if parsed == 0 {
+        return Err(EINVAL);
+    }
+    zram.set_mem_limit(limit);
+    Ok(())
+}
+
+fn mem_used_max_store(zram: &Zram, _disk: DiskRef<'_>, input: &[u8]) -> Result {
+    match parse::kstrtoull(input, 10) {
+        Ok(0) => {
+            zram.reset_mem_used_max();
+            Ok(())
+        }
+        _ => Err(EINVAL),
+    }
+}
+
+fn compact_store(zram: &Zram, _disk: DiskRef<'_>, _input: &[u8]) -> Result {
+    zram.compact()
+}
+
 static DISKSIZE: DeviceAttribute<Zram> = DeviceAttribute::new(
     c"disksize",
     0o644,
@@ -54,17 +105,51 @@ static INITSTATE: DeviceAttribute<Zram> =
     DeviceAttribute::new(c"initstate", 0o444, Some(initstate_show), None);
 static RESET: DeviceAttribute<Zram> =
     DeviceAttribute::new(c"reset", 0o200, None, Some(reset_store));
-static MM_STAT: DeviceAttribute<Zram> =
-    DeviceAttribute::new(c"mm_stat", 0o444, Some(mm_stat_show), None);
+static COMPACT: DeviceAttribute<Zram> =
+    DeviceAttribute::new(c"compact", 0o200, None, Some(compact_store));
+static MEM_LIMIT: DeviceAttribute<Zram> =
+    DeviceAttribute::new(c"mem_limit", 0o200, None, Some(mem_limit_store));
+static MEM_USED_MAX: DeviceAttribute<Zram> =
+    DeviceAttribute::new(c"mem_used_max", 0o200, None, Some(mem_used_max_store));
+static MAX_COMP_STREAMS: DeviceAttribute<Zram> = DeviceAttribute::new(
+    c"max_comp_streams",
+    0o644,
+    Some(max_comp_streams_show),
+    Some(max_comp_streams_store),
+);
+static COMP_ALGORITHM: DeviceAttribute<Zram> = DeviceAttribute::new(
+    c"comp_algorithm",
+    0o644,
+    Some(comp_algorithm_show),
+    Some(comp_algorithm_store),
+);
+static ALGORITHM_PARAMS: DeviceAttribute<Zram> = DeviceAttribute::new(
+    c"algorithm_params",
+    0o200,
+    None,
+    Some(algorithm_params_store),
+);
 static IO_STAT: DeviceAttribute<Zram> =
     DeviceAttribute::new(c"io_stat", 0o444, Some(io_stat_show), None);
+static MM_STAT: DeviceAttribute<Zram> =
+    DeviceAttribute::new(c"mm_stat", 0o444, Some(mm_stat_show), None);
+static DEBUG_STAT: DeviceAttribute<Zram> =
+    DeviceAttribute::new(c"debug_stat", 0o444, Some(debug_stat_show), None);
 
-static LIST: AttributeList<6> = AttributeList([
+/// In C zram's order.
+static LIST: AttributeList<13> = AttributeList([
     AttrPtr::of(&DISKSIZE),
     AttrPtr::of(&INITSTATE),
     AttrPtr::of(&RESET),
-    AttrPtr::of(&MM_STAT),
+    AttrPtr::of(&COMPACT),
+    AttrPtr::of(&MEM_LIMIT),
+    AttrPtr::of(&MEM_USED_MAX),
+    AttrPtr::of(&MAX_COMP_STREAMS),
+    AttrPtr::of(&COMP_ALGORITHM),
+    AttrPtr::of(&ALGORITHM_PARAMS),
     AttrPtr::of(&IO_STAT),
+    AttrPtr::of(&MM_STAT),
+    AttrPtr::of(&DEBUG_STAT),
     AttrPtr::NULL,
 ]);
 static GROUP: AttributeGroup = AttributeGroup::new(&LIST);

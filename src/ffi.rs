@@ -6,7 +6,7 @@
 #![allow(dead_code)]
 
 use kernel::bindings;
-use kernel::ffi::{c_char, c_uint, c_ulong, c_void};
+use kernel::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
 
 /// Opaque `struct zs_pool`.
 #[repr(C)]
@@ -45,7 +45,105 @@ extern "C" {
     #[cfg(target_arch = "aarch64")]
     pub(crate) fn flush_dcache_page(page: *mut bindings::page);
 
+    // Compression libraries (`include/linux/{lzo,lz4,zstd,zlib,sw842}.h`).
+    pub(crate) fn lzo1x_1_compress(
+        src: *const u8,
+        src_len: usize,
+        dst: *mut u8,
+        dst_len: *mut usize,
+        wrkmem: *mut c_void,
+    ) -> c_int;
+    pub(crate) fn lzorle1x_1_compress(
+        src: *const u8,
+        src_len: usize,
+        dst: *mut u8,
+        dst_len: *mut usize,
+        wrkmem: *mut c_void,
+    ) -> c_int;
+    pub(crate) fn lzo1x_decompress_safe(
+        src: *const u8,
+        src_len: usize,
+        dst: *mut u8,
+        dst_len: *mut usize,
+    ) -> c_int;
+    pub(crate) fn LZ4_compress_fast(
+        src: *const u8,
+        dst: *mut u8,
+        src_size: c_int,
+        dst_capacity: c_int,
+        acceleration: c_int,
+        wrkmem: *mut c_void,
+    ) -> c_int;
+    pub(crate) fn LZ4_compress_HC(
+        src: *const u8,
+        dst: *mut u8,
+        src_size: c_int,
+        dst_capacity: c_int,
+        level: c_int,
+        wrkmem: *mut c_void,
+    ) -> c_int;
+    pub(crate) fn LZ4_decompress_safe(
+        src: *const u8,
+        dst: *mut u8,
+        compressed_size: c_int,
+        dst_capacity: c_int,
+    ) -> c_int;
+    pub(crate) fn zstd_default_clevel() -> c_int;
+    pub(crate) fn zstd_get_params(level: c_int, estimated_src_size: u64) -> ZstdParameters;
+    pub(crate) fn zstd_cctx_workspace_bound(params: *const ZstdCompressionParameters) -> usize;
+    pub(crate) fn zstd_init_cctx(workspace: *mut c_void, size: usize) -> *mut c_void;
+    pub(crate) fn zstd_compress_cctx(
+        cctx: *mut c_void,
+        dst: *mut u8,
+        dst_capacity: usize,
+        src: *const u8,
+        src_size: usize,
+        params: *const ZstdParameters,
+    ) -> usize;
+    pub(crate) fn zstd_dctx_workspace_bound() -> usize;
+    pub(crate) fn zstd_init_dctx(workspace: *mut c_void, size: usize) -> *mut c_void;
+    pub(crate) fn zstd_decompress_dctx(
+        dctx: *mut c_void,
+        dst: *mut u8,
+        dst_capacity: usize,
+        src: *const u8,
+        src_size: usize,
+    ) -> usize;
+    pub(crate) fn zstd_is_error(code: usize) -> c_uint;
+    pub(crate) fn zlib_deflate_workspacesize(window_bits: c_int, mem_level: c_int) -> c_int;
+    pub(crate) fn zlib_deflateInit2(
+        strm: *mut ZStream,
+        level: c_int,
+        method: c_int,
+        window_bits: c_int,
+        mem_level: c_int,
+        strategy: c_int,
+    ) -> c_int;
+    pub(crate) fn zlib_deflateReset(strm: *mut ZStream) -> c_int;
+    pub(crate) fn zlib_deflate(strm: *mut ZStream, flush: c_int) -> c_int;
+    pub(crate) fn zlib_deflateEnd(strm: *mut ZStream) -> c_int;
+    pub(crate) fn zlib_inflate_workspacesize() -> c_int;
+    pub(crate) fn zlib_inflateInit2(strm: *mut ZStream, window_bits: c_int) -> c_int;
+    pub(crate) fn zlib_inflateReset(strm: *mut ZStream) -> c_int;
+    pub(crate) fn zlib_inflate(strm: *mut ZStream, flush: c_int) -> c_int;
+    pub(crate) fn zlib_inflateEnd(strm: *mut ZStream) -> c_int;
+    pub(crate) fn sw842_compress(
+        src: *const u8,
+        src_len: c_uint,
+        dst: *mut u8,
+        dst_len: *mut c_uint,
+        wrkmem: *mut c_void,
+    ) -> c_int;
+    pub(crate) fn sw842_decompress(
+        src: *const u8,
+        src_len: c_uint,
+        dst: *mut u8,
+        dst_len: *mut c_uint,
+    ) -> c_int;
+
     // shim.c
+    /// `num_online_cpus()`.
+    pub(crate) fn zram_rs_num_online_cpus() -> c_uint;
     /// The `num_devices` module parameter.
     pub(crate) fn zram_rs_num_devices_param() -> c_uint;
     /// `preempt_disable()` / `preempt_enable()` (inline per-CPU operations in C).
@@ -57,6 +155,64 @@ extern "C" {
     pub(crate) fn zram_rs_lock_open_mutex(disk: *mut bindings::gendisk);
     pub(crate) fn zram_rs_unlock_open_mutex(disk: *mut bindings::gendisk);
 }
+
+/// `ZSTD_compressionParameters`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub(crate) struct ZstdCompressionParameters {
+    pub(crate) window_log: c_uint,
+    pub(crate) chain_log: c_uint,
+    pub(crate) hash_log: c_uint,
+    pub(crate) search_log: c_uint,
+    pub(crate) min_match: c_uint,
+    pub(crate) target_length: c_uint,
+    pub(crate) strategy: c_int,
+}
+
+/// `ZSTD_parameters` (`zstd_parameters`).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub(crate) struct ZstdParameters {
+    pub(crate) c_params: ZstdCompressionParameters,
+    pub(crate) content_size_flag: c_int,
+    pub(crate) checksum_flag: c_int,
+    pub(crate) no_dict_id_flag: c_int,
+}
+
+/// `struct z_stream_s` (`include/linux/zlib.h`).
+#[repr(C)]
+pub(crate) struct ZStream {
+    pub(crate) next_in: *const u8,
+    pub(crate) avail_in: c_ulong,
+    pub(crate) total_in: c_ulong,
+    pub(crate) next_out: *mut u8,
+    pub(crate) avail_out: c_ulong,
+    pub(crate) total_out: c_ulong,
+    pub(crate) msg: *mut c_char,
+    pub(crate) state: *mut c_void,
+    pub(crate) workspace: *mut c_void,
+    pub(crate) data_type: c_int,
+    pub(crate) adler: c_ulong,
+    pub(crate) reserved: c_ulong,
+}
+
+/// zlib constants (`include/linux/zlib.h`, `zconf.h`).
+pub(crate) const Z_OK: c_int = 0;
+pub(crate) const Z_STREAM_END: c_int = 1;
+pub(crate) const Z_SYNC_FLUSH: c_int = 3;
+pub(crate) const Z_FINISH: c_int = 5;
+pub(crate) const Z_DEFLATED: c_int = 8;
+pub(crate) const Z_DEFAULT_COMPRESSION: c_int = -1;
+pub(crate) const Z_DEFAULT_STRATEGY: c_int = 0;
+pub(crate) const MAX_MEM_LEVEL: c_int = 8;
+
+/// Work memory sizes and defaults of the other libraries.
+pub(crate) const LZO1X_MEM_COMPRESS: usize = 8192 * 2;
+pub(crate) const LZ4_MEM_COMPRESS: usize = ((1 << (14 - 3)) + 4) * 8;
+pub(crate) const LZ4HC_MEM_COMPRESS: usize = 262192;
+pub(crate) const LZ4_ACCELERATION_DEFAULT: c_int = 1;
+pub(crate) const LZ4HC_DEFAULT_CLEVEL: c_int = 9;
+pub(crate) const SW842_MEM_COMPRESS: usize = 0xf000;
 
 /// `BLK_STS_*` values (macros with casts, not in the bindings).
 pub(crate) const BLK_STS_OK: bindings::blk_status_t = 0;
@@ -78,9 +234,22 @@ pub(crate) const GFP_POOL_OBJECT: bindings::gfp_t = gfp_bit(bindings::___GFP_DIR
     | gfp_bit(bindings::___GFP_NOWARN_BIT)
     | gfp_bit(bindings::___GFP_HIGHMEM_BIT)
     | gfp_bit(bindings::___GFP_MOVABLE_BIT);
+/// The first try for pool objects: no direct reclaim (`__GFP_KSWAPD_RECLAIM | __GFP_NOWARN |
+/// __GFP_HIGHMEM | __GFP_MOVABLE`), as C zram's fast path.
+pub(crate) const GFP_POOL_OBJECT_FAST: bindings::gfp_t =
+    gfp_bit(bindings::___GFP_KSWAPD_RECLAIM_BIT)
+        | gfp_bit(bindings::___GFP_NOWARN_BIT)
+        | gfp_bit(bindings::___GFP_HIGHMEM_BIT)
+        | gfp_bit(bindings::___GFP_MOVABLE_BIT);
 /// `GFP_NOIO`: for bounce pages on the I/O path.
 pub(crate) const GFP_NOIO: bindings::gfp_t =
     gfp_bit(bindings::___GFP_DIRECT_RECLAIM_BIT) | gfp_bit(bindings::___GFP_KSWAPD_RECLAIM_BIT);
+
+/// `num_online_cpus()`.
+pub(crate) fn num_online_cpus() -> u32 {
+    // SAFETY: reads the online CPU mask's weight; no preconditions.
+    unsafe { zram_rs_num_online_cpus() }
+}
 
 /// The `num_devices` module parameter (declared in `shim.c`).
 pub(crate) fn num_devices_param() -> u32 {

@@ -4,6 +4,7 @@
  * with no exported function behind them. Each is a one-line wrapper; all logic is in Rust.
  */
 #include <linux/blkdev.h>
+#include <linux/cpumask.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/preempt.h>
@@ -47,4 +48,10 @@ void zram_rs_unlock_open_mutex(struct gendisk *disk);
 void zram_rs_unlock_open_mutex(struct gendisk *disk)
 {
 	mutex_unlock(&disk->open_mutex);
+}
+
+unsigned int zram_rs_num_online_cpus(void);
+unsigned int zram_rs_num_online_cpus(void)
+{
+	return num_online_cpus();
 }

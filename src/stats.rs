@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 //! The text of zram's statistics files, field for field and width for width as C zram prints
-//! them (`mm_stat`, `io_stat`), so that zramctl, zram-generator and every `mm_stat` reader parse
+//! them (`mm_stat`, `io_stat`, `debug_stat`), so that zramctl, zram-generator and every `mm_stat` reader parse
 //! zram_rs unchanged. Pure formatting over `core::fmt::Write`: the module writes into the sysfs
 //! page, the host crate into a `String` for its tests.
 
@@ -69,5 +69,22 @@ impl IoStat {
             "{:>8} {:>8} 0 {:>8}",
             self.failed_reads, self.failed_writes, self.notify_free
         )
+    }
+}
+
+/// The fields of `/sys/block/zramN/debug_stat` (a format C declares unstable; version 1).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DebugStat {
+    /// Pool allocations that had to take the slow path with direct reclaim.
+    pub writestall: u64,
+    /// Swap slot-free notifications that found the slot locked and freed nothing.
+    pub miss_free: u64,
+}
+
+impl DebugStat {
+    /// Writes C's `"version: %d\n%8llu %8llu\n"`.
+    pub fn write_to(&self, out: &mut impl Write) -> fmt::Result {
+        writeln!(out, "version: 1")?;
+        writeln!(out, "{:>8} {:>8}", self.writestall, self.miss_free)
     }
 }

@@ -1,23 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
-//! One zram device: its life cycle (initialise through `disksize`, `reset`), the read, write
-//! and discard paths over the [`PageStore`], swap's slot-free notifications, and the counters
-//! behind `mm_stat` and `io_stat`. Safe Rust only; the unsafe work is in the wrapper modules.
+//! One zram device: its settings and life cycle (initialise through `disksize`, `reset`), the
+//! read, write and discard paths over the [`PageStore`] and the compression streams, swap's
+//! slot-free notifications, the memory limit, and the counters behind `mm_stat`, `io_stat` and
+//! `debug_stat`. Safe Rust only; the unsafe work is in the wrapper modules.
 //!
 //! # Locking
 //!
-//! Lock order: `init_lock` (a mutex; disksize, reset) → `store` (a spinlock held only to clone or
-//! swap the `Arc` of the page store) → a slot lock (`table.rs`) → zsmalloc's own locks.
-//! The I/O path takes no device-wide lock for long: it clones the store's `Arc` and then only
-//! locks single slots. `reset` refuses while the disk is open, so no I/O can be in flight when
+//! Lock order: `init_lock` (a mutex; disksize, reset, algorithm and limit changes) → `storage`
+//! (a spinlock held only to clone or swap the `Arc` of the initialised state) → a compression
+//! stream (a sleeping wait in `StreamPool`) → a slot lock (`table.rs`) → zsmalloc's own locks.
+//! The I/O path takes no device-wide lock for long: it clones the storage's `Arc`, may wait
+//! for a stream, and then only locks single slots. `reset` refuses while the disk is open, so no I/O can be in flight when
 //! the store is dropped; the disk's `open_mutex` (taken via [`DiskRef::with_open_mutex`]) is
 //! never held together with `init_lock`.
 
+use crate::algorithm::{self, Algorithm, AlgorithmParams, NO_LEVEL};
 use crate::bio::{Bio, Op, Piece};
 use crate::bounce::BouncePage;
+use crate::compress::{self, StreamGuard, StreamPool};
 use crate::disk::{DiskOps, DiskRef};
 use crate::ffi;
 use crate::slot::{self, SlotContent, PAGE_SIZE};
-use crate::stats::{IoStat, MmStat};
+use crate::stats::{DebugStat, IoStat, MmStat};
 use crate::table::PageStore;
 use crate::zspool::ZsPool;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -32,6 +36,31 @@ const SECTOR_SHIFT: u32 = 9;
 struct Config {
     /// Bytes of the disk; 0 while not initialised.
     disksize: u64,
+    /// The compression algorithm the next initialisation uses (and the current one uses).
+    algorithm: Algorithm,
+    /// Its level, or [`NO_LEVEL`] for the algorithm's default.
+    level: i32,
+}
+
+impl Config {
+    const fn new() -> Self {
+        Self {
+            disksize: 0,
+            algorithm: Algorithm::DEFAULT,
+            level: NO_LEVEL,
+        }
+    }
+}
+
+/// Everything an initialised device has: the stored pages and the compression streams.
+#[pin_data]
+struct Storage {
+    pages: PageStore,
+    #[pin]
+    streams: StreamPool,
+    algorithm: Algorithm,
+    /// Compressed sizes at or above this are stored uncompressed (zsmalloc's huge class).
+    huge_class_size: usize,
 }
 
 /// Counters, all reset by `reset`.
@@ -47,6 +76,7 @@ struct Stats {
     failed_writes: AtomicU64,
     notify_free: AtomicU64,
     miss_free: AtomicU64,
+    writestall: AtomicU64,
 }
 
 impl Stats {
@@ -62,6 +92,7 @@ impl Stats {
             &self.failed_writes,
             &self.notify_free,
             &self.miss_free,
+            &self.writestall,
         ] {
             counter.store(0, Relaxed);
         }
@@ -101,9 +132,11 @@ pub(crate) struct Zram {
     id: u32,
     #[pin]
     init_lock: Mutex<Config>,
-    /// The page store while initialised.
+    /// The initialised state, while initialised.
     #[pin]
-    store: SpinLock<Option<Arc<PageStore>>>,
+    storage: SpinLock<Option<Arc<Storage>>>,
+    /// `mem_limit` in pages, 0 for none. Changed under `init_lock`, read by writers.
+    limit_pages: AtomicU64,
     /// Set while `reset` or `hot_remove` works on the device: opens fail with `EBUSY`.
     /// Changed only under the disk's `open_mutex`.
     claim: AtomicBool,
@@ -115,15 +148,16 @@ impl Zram {
     pub(crate) fn new(id: u32) -> impl PinInit<Self> {
         pin_init!(Self {
             id,
-            init_lock <- new_mutex!(Config { disksize: 0 }, "Zram::init_lock"),
-            store <- new_spinlock!(None, "Zram::store"),
+            init_lock <- new_mutex!(Config::new(), "Zram::init_lock"),
+            storage <- new_spinlock!(None, "Zram::storage"),
+            limit_pages: AtomicU64::new(0),
             claim: AtomicBool::new(false),
             stats: Stats::default(),
         })
     }
 
-    fn store(&self) -> Option<Arc<PageStore>> {
-        self.store.lock().clone()
+    fn storage(&self) -> Option<Arc<Storage>> {
+        self.storage.lock().clone()
     }
 
     /// The disk size in bytes, 0 when not initialised.
@@ -146,9 +180,27 @@ impl Zram {
         let disksize = requested.wrapping_add(PAGE_SIZE as u64 - 1) & !(PAGE_SIZE as u64 - 1);
         let pages = usize::try_from(disksize / PAGE_SIZE as u64).map_err(|_| ENOMEM)?;
         let name = CString::try_from_fmt(format_args!("zram{}", self.id))?;
-        let store = PageStore::new(pages, ZsPool::new(&name)?)?;
-        let store = Arc::new(store, GFP_KERNEL)?;
-        *self.store.lock() = Some(store);
+        let pool = ZsPool::new(&name)?;
+        let huge_class_size = pool.huge_class_size();
+        let pages = PageStore::new(pages, pool)?;
+        let algorithm = config.algorithm;
+        let streams = StreamPool::new(algorithm, config.level, ffi::num_online_cpus() as usize)
+            .inspect_err(|_| {
+                pr_err!(
+                    "Cannot initialise {} compressing backend\n",
+                    algorithm.name()
+                );
+            })?;
+        let storage = Arc::pin_init(
+            pin_init!(Storage {
+                pages,
+                streams <- streams,
+                algorithm,
+                huge_class_size,
+            }),
+            GFP_KERNEL,
+        )?;
+        *self.storage.lock() = Some(storage);
         config.disksize = disksize;
         disk.set_capacity_sectors(disksize >> SECTOR_SHIFT);
         Ok(())
@@ -181,100 +233,219 @@ impl Zram {
         Ok(())
     }
 
-    /// Frees the store and zeroes the counters; the caller has claimed the device.
+    /// Frees everything stored, returns the settings to their defaults and zeroes the
+    /// counters; the caller has claimed the device.
     pub(crate) fn reset_device(&self, disk: DiskRef<'_>) {
         let mut config = self.init_lock.lock();
+        self.limit_pages.store(0, Relaxed);
         disk.set_capacity_sectors(0);
-        let store = self.store.lock().take();
-        // The last reference: frees every object, the pool and the table (may sleep, so
-        // outside the spinlock).
-        drop(store);
-        config.disksize = 0;
+        let storage = self.storage.lock().take();
+        // The last reference: frees every object, the pool, the table and the streams (may
+        // sleep, so outside the spinlock).
+        drop(storage);
+        *config = Config::new();
         self.stats.reset();
     }
 
-    fn update_used_max(&self, store: &PageStore) {
-        self.stats
-            .max_used_pages
-            .fetch_max(store.pool().total_pages(), Relaxed);
+    /// The `comp_algorithm` line.
+    pub(crate) fn write_algorithms(&self, out: &mut impl core::fmt::Write) -> core::fmt::Result {
+        let selected = self.init_lock.lock().algorithm;
+        algorithm::write_list(out, selected, compress::available)
+    }
+
+    /// Selects the compression algorithm for the next initialisation.
+    pub(crate) fn set_algorithm(&self, input: &[u8]) -> Result {
+        let chosen =
+            algorithm::parse_name(input, compress::available).map_err(|error| match error {
+                algorithm::NameError::TooLong => E2BIG,
+                algorithm::NameError::Unknown => {
+                    let name = crate::parse::c_str(input);
+                    let name = name.strip_suffix(b"\n").unwrap_or(name);
+                    pr_info!(
+                        "unknown compression algorithm '{}'; available: {}\n",
+                        kernel::str::BStr::from_bytes(name),
+                        AvailableList
+                    );
+                    EINVAL
+                }
+            })?;
+        let mut config = self.init_lock.lock();
+        if config.disksize != 0 {
+            pr_info!("Can't change algorithm for initialized device\n");
+            return Err(EBUSY);
+        }
+        config.algorithm = chosen;
+        Ok(())
+    }
+
+    /// Applies an `algorithm_params` write. Only the primary compressor (priority 0) exists.
+    pub(crate) fn set_algorithm_params(&self, params: AlgorithmParams<'_>) -> Result {
+        let mut config = self.init_lock.lock();
+        let priority = match params.algo {
+            Some(name) if name != config.algorithm.name().as_bytes() => -1,
+            Some(_) => 0,
+            None => params.priority,
+        };
+        if priority != 0 {
+            return Err(EINVAL);
+        }
+        if params.dict.is_some() {
+            return Err(ffi::eopnotsupp());
+        }
+        config.level = params.level;
+        Ok(())
+    }
+
+    /// Sets `mem_limit` in bytes (rounded up to pages; 0 for none).
+    pub(crate) fn set_mem_limit(&self, bytes: u64) {
+        let _config = self.init_lock.lock();
+        let aligned = bytes.wrapping_add(PAGE_SIZE as u64 - 1) & !(PAGE_SIZE as u64 - 1);
+        self.limit_pages.store(aligned / PAGE_SIZE as u64, Relaxed);
+    }
+
+    /// Resets `mem_used_max` to the memory used now (nothing when not initialised).
+    pub(crate) fn reset_mem_used_max(&self) {
+        if let Some(storage) = self.storage() {
+            self.stats
+                .max_used_pages
+                .store(storage.pages.pool().total_pages(), Relaxed);
+        }
+    }
+
+    /// Runs pool compaction; `EINVAL` when not initialised.
+    pub(crate) fn compact(&self) -> Result {
+        let storage = self.storage().ok_or(EINVAL)?;
+        storage.pages.pool().compact();
+        Ok(())
     }
 
     /// Reads page `index` into `out` (`PAGE_SIZE` bytes).
-    fn read_page(&self, store: &PageStore, index: usize, out: &mut [u8]) -> Result {
-        let slot = store.lock(index).ok_or(EIO)?;
-        match slot.content() {
-            SlotContent::Empty => out.fill(0),
-            SlotContent::Same(word) => {
-                for chunk in out.chunks_exact_mut(core::mem::size_of::<usize>()) {
-                    chunk.copy_from_slice(&word.to_ne_bytes());
+    fn read_page(&self, storage: &Storage, index: usize, out: &mut [u8]) -> Result {
+        let mut stream: Option<StreamGuard<'_>> = None;
+        loop {
+            let slot = storage.pages.lock(index).ok_or(EIO)?;
+            let result = match slot.content() {
+                SlotContent::Empty => {
+                    out.fill(0);
+                    Ok(())
                 }
-            }
-            SlotContent::Stored { .. } => {
-                slot.read_object(|object, _huge| {
-                    if object.len() == out.len() {
+                SlotContent::Same(word) => {
+                    for chunk in out.chunks_exact_mut(core::mem::size_of::<usize>()) {
+                        chunk.copy_from_slice(&word.to_ne_bytes());
+                    }
+                    Ok(())
+                }
+                SlotContent::Stored { huge: true, .. } => slot
+                    .read_object(|object, _| {
+                        if object.len() != out.len() {
+                            return Err(EIO);
+                        }
                         out.copy_from_slice(object);
                         Ok(())
+                    })
+                    .unwrap_or(Err(EIO)),
+                SlotContent::Stored { huge: false, .. } => {
+                    if let Some(stream) = stream.as_mut() {
+                        slot.read_object(|object, _| stream.decompress(object, out))
+                    } else if compress::decompresses_without_stream(storage.algorithm) {
+                        slot.read_object(|object, _| {
+                            compress::decompress_stateless(storage.algorithm, object, out)
+                        })
                     } else {
-                        Err(EIO)
+                        // Waiting for a stream may sleep: not under the slot lock.
+                        drop(slot);
+                        stream = Some(storage.streams.get());
+                        continue;
                     }
-                })
-                .unwrap_or(Err(EIO))?;
+                    .unwrap_or(Err(EIO))
+                }
+            };
+            if result.is_err() {
+                pr_err!("Decompression failed! page={}\n", index);
             }
+            return result;
         }
-        Ok(())
     }
 
-    /// Stores `data` (`PAGE_SIZE` bytes) as page `index`.
-    fn write_page(&self, store: &PageStore, index: usize, data: &[u8]) -> Result {
-        if index >= store.pages() {
+    /// Allocates `len` bytes from the pool the way C zram does: first without direct reclaim,
+    /// then (counted as a write stall) with it.
+    fn alloc_object(&self, storage: &Storage, len: usize) -> Result<crate::zspool::ZsHandle> {
+        let pool = storage.pages.pool();
+        pool.alloc(len, ffi::GFP_POOL_OBJECT_FAST).or_else(|_| {
+            self.stats.writestall.fetch_add(1, Relaxed);
+            pool.alloc(len, ffi::GFP_POOL_OBJECT)
+        })
+    }
+
+    /// Compresses `data` (`PAGE_SIZE` bytes) and stores it as page `index`; a page that does
+    /// not compress below zsmalloc's huge class is stored as it is.
+    fn write_page(&self, storage: &Storage, index: usize, data: &[u8]) -> Result {
+        if index >= storage.pages.pages() {
             return Err(EIO);
         }
-        let handle = store.pool().alloc(PAGE_SIZE, ffi::GFP_POOL_OBJECT)?;
-        store.pool().write(&handle, data);
-        self.update_used_max(store);
+        let mut stream = storage.streams.get();
+        let compressed = stream.compress(data).inspect_err(|e| {
+            pr_err!("Compression failed! err={}\n", e.to_errno());
+        })?;
+        let (object, huge) = if compressed.len() >= storage.huge_class_size {
+            (data, true)
+        } else {
+            (compressed, false)
+        };
+        let handle = self.alloc_object(storage, object.len())?;
+        let pool = storage.pages.pool();
+        let used = pool.total_pages();
+        self.stats.max_used_pages.fetch_max(used, Relaxed);
+        let limit = self.limit_pages.load(Relaxed);
+        if limit != 0 && used > limit {
+            pool.free(handle);
+            return Err(ENOMEM);
+        }
+        pool.write(&handle, object);
+        drop(stream);
         let size = handle.size();
-        let mut slot = store.lock(index).ok_or(EIO)?;
-        let old = slot.store_object(handle, true);
+        let mut slot = storage.pages.lock(index).ok_or(EIO)?;
+        let old = slot.store_object(handle, huge);
         drop(slot);
         self.stats.removed(old);
-        self.stats.stored_object(size, true);
+        self.stats.stored_object(size, huge);
         Ok(())
     }
 
-    fn read_piece(&self, store: &PageStore, piece: Piece, out: &mut [u8]) -> Result {
+    fn read_piece(&self, storage: &Storage, piece: Piece, out: &mut [u8]) -> Result {
         if piece.len == PAGE_SIZE {
-            return self.read_page(store, piece.index, out);
+            return self.read_page(storage, piece.index, out);
         }
         let mut bounce = BouncePage::new()?;
         let page = bounce.bytes_mut();
-        self.read_page(store, piece.index, page)?;
+        self.read_page(storage, piece.index, page)?;
         out.copy_from_slice(&page[piece.offset..piece.offset + piece.len]);
         Ok(())
     }
 
-    fn write_piece(&self, store: &PageStore, piece: Piece, data: &[u8]) -> Result {
+    fn write_piece(&self, storage: &Storage, piece: Piece, data: &[u8]) -> Result {
         if piece.len == PAGE_SIZE {
-            return self.write_page(store, piece.index, data);
+            return self.write_page(storage, piece.index, data);
         }
         // A partial page: read, patch, write back.
         let mut bounce = BouncePage::new()?;
         let page = bounce.bytes_mut();
-        self.read_page(store, piece.index, page)?;
+        self.read_page(storage, piece.index, page)?;
         page[piece.offset..piece.offset + piece.len].copy_from_slice(data);
-        self.write_page(store, piece.index, page)
+        self.write_page(storage, piece.index, page)
     }
 
-    fn free_page(&self, store: &PageStore, index: usize) {
-        if let Some(mut slot) = store.lock(index) {
+    fn free_page(&self, storage: &Storage, index: usize) {
+        if let Some(mut slot) = storage.pages.lock(index) {
             let old = slot.clear();
             drop(slot);
             self.stats.removed(old);
         }
     }
 
-    fn discard(&self, store: &PageStore, start: u64, len: u64) {
+    fn discard(&self, storage: &Storage, start: u64, len: u64) {
         for index in slot::discard_pages(start, len) {
-            self.free_page(store, index as usize);
+            self.free_page(storage, index as usize);
             self.stats.notify_free.fetch_add(1, Relaxed);
         }
     }
@@ -282,19 +453,27 @@ impl Zram {
     /// The `mm_stat` figures.
     pub(crate) fn mm_stat(&self) -> MmStat {
         let page = PAGE_SIZE as u64;
-        let store = self.store();
-        let pool = store.as_ref().map(|store| store.pool());
+        let storage = self.storage();
+        let pool = storage.as_ref().map(|storage| storage.pages.pool());
         let stats = &self.stats;
         MmStat {
             orig_data_size: stats.pages_stored.load(Relaxed) * page,
             compr_data_size: stats.compr_data_size.load(Relaxed),
             mem_used_total: pool.map_or(0, |pool| pool.total_pages() * page),
-            mem_limit: 0,
+            mem_limit: self.limit_pages.load(Relaxed).wrapping_mul(page),
             mem_used_max: stats.max_used_pages.load(Relaxed) * page,
             same_pages: stats.same_pages.load(Relaxed),
             pages_compacted: pool.map_or(0, |pool| pool.pages_compacted()),
             huge_pages: stats.huge_pages.load(Relaxed),
             huge_pages_since: stats.huge_pages_since.load(Relaxed),
+        }
+    }
+
+    /// The `debug_stat` figures.
+    pub(crate) fn debug_stat(&self) -> DebugStat {
+        DebugStat {
+            writestall: self.stats.writestall.load(Relaxed),
+            miss_free: self.stats.miss_free.load(Relaxed),
         }
     }
 
@@ -317,22 +496,22 @@ impl DiskOps for Zram {
     }
 
     fn submit_bio(&self, bio: &mut Bio<'_>) -> Result {
-        let Some(store) = self.store() else {
+        let Some(storage) = self.storage() else {
             return Err(EIO);
         };
         match bio.op() {
             Op::Read => bio
-                .for_each_piece_out(|piece, out| self.read_piece(&store, piece, out))
+                .for_each_piece_out(|piece, out| self.read_piece(&storage, piece, out))
                 .inspect_err(|_| {
                     self.stats.failed_reads.fetch_add(1, Relaxed);
                 }),
             Op::Write => bio
-                .for_each_piece_in(|piece, data| self.write_piece(&store, piece, data))
+                .for_each_piece_in(|piece, data| self.write_piece(&storage, piece, data))
                 .inspect_err(|_| {
                     self.stats.failed_writes.fetch_add(1, Relaxed);
                 }),
             Op::Discard | Op::WriteZeroes => {
-                self.discard(&store, bio.start_byte(), bio.len());
+                self.discard(&storage, bio.start_byte(), bio.len());
                 Ok(())
             }
             Op::Other => Err(ffi::eopnotsupp()),
@@ -341,8 +520,10 @@ impl DiskOps for Zram {
 
     fn swap_slot_free_notify(&self, index: usize) {
         self.stats.notify_free.fetch_add(1, Relaxed);
-        let Some(store) = self.store() else { return };
-        match store.try_lock(index) {
+        let Some(storage) = self.storage() else {
+            return;
+        };
+        match storage.pages.try_lock(index) {
             Some(mut slot) => {
                 let old = slot.clear();
                 drop(slot);
@@ -352,5 +533,25 @@ impl DiskOps for Zram {
                 self.stats.miss_free.fetch_add(1, Relaxed);
             }
         };
+    }
+}
+
+/// Formats the names of the available algorithms, for messages.
+struct AvailableList;
+
+impl core::fmt::Display for AvailableList {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let mut first = true;
+        for algorithm in Algorithm::ALL
+            .into_iter()
+            .filter(|&a| compress::available(a))
+        {
+            if !first {
+                f.write_str(" ")?;
+            }
+            f.write_str(algorithm.name())?;
+            first = false;
+        }
+        Ok(())
     }
 }

@@ -21,7 +21,11 @@ mod table;
 mod zram;
 mod zspool;
 
+mod compress;
+
 // Pure logic shared with the host crate (`host/`), whose tests need these items public.
+#[allow(unreachable_pub)]
+mod algorithm;
 #[allow(unreachable_pub)]
 mod parse;
 #[allow(unreachable_pub)]

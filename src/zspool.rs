@@ -134,6 +134,18 @@ impl ZsPool {
         unsafe { ffi::zs_get_total_pages(self.raw.as_ptr()) as u64 }
     }
 
+    /// Object size at and above which zsmalloc gives a page a class of its own.
+    pub(crate) fn huge_class_size(&self) -> usize {
+        // SAFETY: live pool (type invariant).
+        unsafe { ffi::zs_huge_class_size(self.raw.as_ptr()) }
+    }
+
+    /// Runs compaction; returns the pages it freed.
+    pub(crate) fn compact(&self) -> u64 {
+        // SAFETY: live pool (type invariant).
+        unsafe { ffi::zs_compact(self.raw.as_ptr()) as u64 }
+    }
+
     /// Pages freed by compaction over the pool's life.
     pub(crate) fn pages_compacted(&self) -> u64 {
         let mut stats = ffi::ZsPoolStats::default();

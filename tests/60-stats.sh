@@ -1,6 +1,6 @@
 #!/bin/bash
-# mm_stat and io_stat arithmetic against what the test wrote. Pages are stored uncompressed in
-# this release, so every stored page counts as huge.
+# mm_stat and io_stat arithmetic against what the test wrote: random pages do not compress
+# and count as huge, zero pages compress to a few bytes.
 . "$(dirname "$0")/lib.sh"
 
 zram_load
@@ -11,7 +11,7 @@ mm() { field "$1" $z/mm_stat; }
 
 dd if=/dev/urandom of=$dev bs=4k count=100 oflag=direct 2>/dev/null
 check_eq "orig_data_size = 100 pages" $((100 * PAGE)) "$(mm 1)"
-check_eq "compr_data_size = 100 pages stored whole" $((100 * PAGE)) "$(mm 2)"
+check_eq "compr_data_size = 100 random pages stored whole" $((100 * PAGE)) "$(mm 2)"
 check "mem_used_total covers the data" test "$(mm 3)" -ge $((100 * PAGE))
 check_eq "mem_limit is 0 (none)" 0 "$(mm 4)"
 check "mem_used_max >= mem_used_total" test "$(mm 5)" -ge "$(mm 3)"
@@ -26,6 +26,9 @@ check_eq "huge_pages_since counts every store" 200 "$(mm 9)"
 
 dd if=/dev/zero of=$dev bs=4k count=50 seek=1000 oflag=direct 2>/dev/null
 check_eq "50 more pages" $((150 * PAGE)) "$(mm 1)"
+check_eq "zero pages are not huge" 100 "$(mm 8)"
+zero_bytes=$(($(mm 2) - 100 * PAGE))
+check "50 zero pages compress to under 50 x 64 bytes ($zero_bytes)" test "$zero_bytes" -gt 0 -a "$zero_bytes" -lt $((50 * 64))
 dd if=$dev of=/dev/null bs=4k count=2000 iflag=direct 2>/dev/null
 check_eq "reads change nothing" $((150 * PAGE)) "$(mm 1)"
 blkdiscard -o $((10 * PAGE)) -l $((10 * PAGE)) $dev
@@ -33,7 +36,8 @@ check_eq "discard of 10 pages" $((140 * PAGE)) "$(mm 1)"
 blkdiscard -o $((2000 * PAGE)) -l $((10 * PAGE)) $dev
 check_eq "discard of unwritten pages changes no size" $((140 * PAGE)) "$(mm 1)"
 check_eq "notify_free counts every discarded page" 20 "$(field 4 $z/io_stat)"
-check_eq "huge_pages after discard" 140 "$(mm 8)"
+check_eq "huge_pages after discarding 10 random pages" 90 "$(mm 8)"
+check_eq "compr_data_size after discard" $((90 * PAGE + zero_bytes)) "$(mm 2)"
 check_eq "io_stat has no failures" "0 0" "$(field 1 $z/io_stat) $(field 2 $z/io_stat)"
 max=$(mm 5)
 

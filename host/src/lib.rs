@@ -9,3 +9,5 @@ pub mod parse;
 pub mod slot;
 #[path = "../../src/stats.rs"]
 pub mod stats;
+#[path = "../../src/algorithm.rs"]
+pub mod algorithm;

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The demo `make run` boots: load zram_rs as users do, make /dev/zram0 a swap device, push a
-# workload into swap, show mm_stat, verify the data, and tear everything down again.
+# workload larger than the guest's RAM into swap, show mm_stat, verify the data, and tear
+# everything down again.
 set -e
 step() { echo; echo "== $*"; }
 
@@ -9,27 +10,24 @@ modprobe zram_rs
 grep -E ' zram$' /proc/devices
 ls -l /dev/zram0 /sys/class/zram-control
 
-step "echo 512M > /sys/block/zram0/disksize; mkswap; swapon"
-echo 512M >/sys/block/zram0/disksize
+step "echo 1G > /sys/block/zram0/disksize; mkswap; swapon"
+echo 1G >/sys/block/zram0/disksize
 mkswap /dev/zram0
 swapon /dev/zram0
 cat /proc/swaps
 
-step "workload: 160 MiB kept in a tmpfs by a process whose memory cgroup may use 64 MiB"
-echo +memory >/sys/fs/cgroup/cgroup.subtree_control
-mkdir -p /sys/fs/cgroup/demo /mnt/work
-echo 64M >/sys/fs/cgroup/demo/memory.max
-mount -t tmpfs -o size=400M tmpfs /mnt/work
-sh -c '
-	echo $$ > /sys/fs/cgroup/demo/cgroup.procs
-	i=0
-	while [ $i -lt 80 ]; do
-		dd if=/dev/urandom bs=1M count=1 2>/dev/null > /mnt/work/random.$i
-		yes "page $i: zram_rs keeps this text in compressed memory" | head -c 1048576 > /mnt/work/text.$i
-		i=$((i + 1))
-	done
-	sha256sum /mnt/work/* > /tmp/sums
-'
+ram_mb=$(awk '/MemTotal/ { print int($2 / 1024) }' /proc/meminfo)
+step "workload: 640 MiB kept in a tmpfs, more than the guest's $ram_mb MiB of RAM"
+mkdir -p /mnt/work
+mount -t tmpfs -o size=1G tmpfs /mnt/work
+i=0
+while [ $i -lt 72 ]; do
+	yes "page $i: zram_rs keeps this text in compressed memory" | head -c $((8 << 20)) >/mnt/work/text.$i
+	i=$((i + 1))
+done
+dd if=/dev/urandom of=/mnt/work/random bs=1M count=64 2>/dev/null
+sha256sum /mnt/work/* >/tmp/sums
+du -sm /mnt/work
 free -m
 cat /proc/swaps
 
@@ -43,7 +41,6 @@ step "verify the workload's data (swapped back in as it is read)"
 sha256sum -c /tmp/sums >/dev/null && echo "all $(wc -l </tmp/sums) files intact"
 
 step "swapoff, reset, rmmod"
-echo max >/sys/fs/cgroup/demo/memory.max
 umount /mnt/work
 swapoff /dev/zram0
 echo 1 >/sys/block/zram0/reset

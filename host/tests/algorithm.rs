@@ -1,0 +1,106 @@
+//! Algorithm names, the comp_algorithm list and the algorithm_params tokeniser.
+
+use proptest::prelude::*;
+use zram_rs_logic::algorithm::{
+    next_arg, parse_algorithm_params, parse_name, sysfs_streq, write_list, Algorithm, NameError,
+    NO_LEVEL,
+};
+use zram_rs_logic::parse::ParseError;
+
+fn all(_: Algorithm) -> bool {
+    true
+}
+
+#[test]
+fn list_matches_c_format() {
+    let mut text = String::new();
+    write_list(&mut text, Algorithm::LzoRle, all).unwrap();
+    assert_eq!(text, "[lzo-rle] lzo lz4 lz4hc zstd deflate 842 \n");
+    let mut text = String::new();
+    write_list(&mut text, Algorithm::Zstd, |a| a != Algorithm::Deflate).unwrap();
+    assert_eq!(text, "lzo-rle lzo lz4 lz4hc [zstd] 842 \n");
+}
+
+#[test]
+fn names_parse_like_c() {
+    assert_eq!(parse_name(b"lz4", all), Ok(Algorithm::Lz4));
+    assert_eq!(parse_name(b"lz4\n", all), Ok(Algorithm::Lz4));
+    assert_eq!(parse_name(b"lz4\n\n", all), Ok(Algorithm::Lz4), "one newline stripped, one tolerated");
+    assert_eq!(parse_name(b"lz4\n\n\n", all), Err(NameError::Unknown));
+    assert_eq!(parse_name(b"842", all), Ok(Algorithm::Sw842));
+    assert_eq!(parse_name(b"lzo-rle", all), Ok(Algorithm::LzoRle));
+    assert_eq!(parse_name(b"LZ4", all), Err(NameError::Unknown));
+    assert_eq!(parse_name(b" lz4", all), Err(NameError::Unknown));
+    assert_eq!(parse_name(b"", all), Err(NameError::Unknown));
+    assert_eq!(parse_name(b"\n", all), Err(NameError::Unknown));
+    assert_eq!(parse_name(b"lz4", |a| a != Algorithm::Lz4), Err(NameError::Unknown));
+    assert_eq!(parse_name(&[b'a'; 127], all), Err(NameError::Unknown));
+    assert_eq!(parse_name(&[b'a'; 128], all), Err(NameError::TooLong));
+    assert_eq!(parse_name(b"zstd\0garbage", all), Ok(Algorithm::Zstd));
+}
+
+#[test]
+fn streq_edges() {
+    assert!(sysfs_streq(b"a", b"a"));
+    assert!(sysfs_streq(b"a\n", b"a"));
+    assert!(sysfs_streq(b"a", b"a\n"));
+    assert!(sysfs_streq(b"a\n", b"a\n"));
+    assert!(!sysfs_streq(b"a\n\n", b"a"));
+    assert!(!sysfs_streq(b"ab", b"a"));
+    assert!(sysfs_streq(b"", b""));
+    assert!(sysfs_streq(b"", b"\n"));
+}
+
+#[test]
+fn next_arg_like_the_kernel() {
+    let (arg, rest) = next_arg(b"algo=zstd level=8");
+    assert_eq!((arg.param, arg.val, rest), (&b"algo"[..], Some(&b"zstd"[..]), &b"level=8"[..]));
+    let (arg, rest) = next_arg(b"level");
+    assert_eq!((arg.param, arg.val, rest), (&b"level"[..], None, &b""[..]));
+    let (arg, _) = next_arg(b"dict=\"/a b/c\"");
+    assert_eq!((arg.param, arg.val), (&b"dict"[..], Some(&b"/a b/c"[..])));
+    let (arg, _) = next_arg(b"\"x=y z\"");
+    assert_eq!((arg.param, arg.val), (&b"x"[..], Some(&b"y z"[..])));
+    let (arg, _) = next_arg(b"=v");
+    assert_eq!((arg.param, arg.val), (&b"=v"[..], None), "an '=' at position 0 does not split");
+    let (arg, _) = next_arg(b"k=");
+    assert_eq!((arg.param, arg.val), (&b"k"[..], Some(&b""[..])));
+    let (arg, _) = next_arg(b"k=\"");
+    assert_eq!((arg.param, arg.val), (&b"k"[..], Some(&b""[..])));
+    let (arg, rest) = next_arg(b"a=b   \t c=d");
+    assert_eq!((arg.param, arg.val, rest), (&b"a"[..], Some(&b"b"[..]), &b"c=d"[..]));
+}
+
+#[test]
+fn algorithm_params_like_c() {
+    let p = parse_algorithm_params(b"algo=zstd level=8\n").unwrap();
+    assert_eq!((p.priority, p.level, p.algo, p.dict), (0, 8, Some(&b"zstd"[..]), None));
+    let p = parse_algorithm_params(b"  priority=1 unknown=3 dict=/x").unwrap();
+    assert_eq!((p.priority, p.level, p.dict), (1, NO_LEVEL, Some(&b"/x"[..])));
+    assert_eq!(parse_algorithm_params(b"level").unwrap_err(), ParseError::Invalid);
+    assert_eq!(parse_algorithm_params(b"level=").unwrap_err(), ParseError::Invalid);
+    assert_eq!(parse_algorithm_params(b"level=x").unwrap_err(), ParseError::Invalid);
+    assert_eq!(parse_algorithm_params(b"level=99999999999").unwrap_err(), ParseError::Range);
+    assert_eq!(parse_algorithm_params(b"unknown").unwrap_err(), ParseError::Invalid);
+    let p = parse_algorithm_params(b"").unwrap();
+    assert_eq!((p.priority, p.level), (0, NO_LEVEL));
+    let p = parse_algorithm_params(b"level=1 level=-3").unwrap();
+    assert_eq!(p.level, -3);
+}
+
+proptest! {
+    #[test]
+    fn tokeniser_never_panics(input in proptest::collection::vec(any::<u8>(), 0..60)) {
+        let _ = parse_algorithm_params(&input);
+        let _ = parse_name(&input, all);
+    }
+
+    #[test]
+    fn simple_pairs_round_trip(key in "[a-z]{1,8}", value in "[a-z0-9/._-]{1,12}") {
+        let text = format!("{key}={value}");
+        let (arg, rest) = next_arg(text.as_bytes());
+        prop_assert_eq!(arg.param, key.as_bytes());
+        prop_assert_eq!(arg.val, Some(value.as_bytes()));
+        prop_assert!(rest.is_empty());
+    }
+}

@@ -1,0 +1,543 @@
+// SPDX-License-Identifier: GPL-2.0
+//! The kernel's compression libraries behind one safe interface, called directly as C zram
+//! does since 6.12 (no crypto API): lzo, lzo-rle, lz4, lz4hc, zstd, deflate and 842. A
+//! [`Stream`] owns one algorithm's work memory and a two-page output buffer; a
+//! [`StreamPool`] holds one stream per online CPU so that writers compress in parallel, and
+//! lends them out, sleeping while all are busy.
+//!
+//! An algorithm is offered only when the kernel was built with its library (checked with the
+//! kernel's `CONFIG_*` cfgs), so the module never references a missing symbol.
+
+use crate::algorithm::{Algorithm, NO_LEVEL};
+use crate::ffi;
+use core::ffi::c_int;
+use core::mem::ManuallyDrop;
+use kernel::alloc::flags::GFP_KERNEL;
+use kernel::alloc::{KBox, KVec, VVec};
+use kernel::new_condvar;
+use kernel::new_mutex;
+use kernel::prelude::*;
+use kernel::sync::{CondVar, Mutex};
+
+const PAGE_SIZE: usize = kernel::bindings::PAGE_SIZE;
+/// deflate's window, as the crypto API and C zram use it (raw deflate, 2 KiB window).
+const DEFLATE_WINDOW_BITS: c_int = -11;
+
+/// Whether the running kernel has `algorithm`'s library.
+pub(crate) fn available(algorithm: Algorithm) -> bool {
+    match algorithm {
+        Algorithm::LzoRle | Algorithm::Lzo => cfg!(all(
+            any(CONFIG_LZO_COMPRESS, CONFIG_LZO_COMPRESS = "m"),
+            any(CONFIG_LZO_DECOMPRESS, CONFIG_LZO_DECOMPRESS = "m")
+        )),
+        Algorithm::Lz4 => cfg!(all(
+            any(CONFIG_LZ4_COMPRESS, CONFIG_LZ4_COMPRESS = "m"),
+            any(CONFIG_LZ4_DECOMPRESS, CONFIG_LZ4_DECOMPRESS = "m")
+        )),
+        Algorithm::Lz4hc => cfg!(all(
+            any(CONFIG_LZ4HC_COMPRESS, CONFIG_LZ4HC_COMPRESS = "m"),
+            any(CONFIG_LZ4_DECOMPRESS, CONFIG_LZ4_DECOMPRESS = "m")
+        )),
+        Algorithm::Zstd => cfg!(all(
+            any(CONFIG_ZSTD_COMPRESS, CONFIG_ZSTD_COMPRESS = "m"),
+            any(CONFIG_ZSTD_DECOMPRESS, CONFIG_ZSTD_DECOMPRESS = "m")
+        )),
+        Algorithm::Deflate => cfg!(all(
+            any(CONFIG_ZLIB_DEFLATE, CONFIG_ZLIB_DEFLATE = "m"),
+            any(CONFIG_ZLIB_INFLATE, CONFIG_ZLIB_INFLATE = "m")
+        )),
+        Algorithm::Sw842 => cfg!(all(
+            any(CONFIG_842_COMPRESS, CONFIG_842_COMPRESS = "m"),
+            any(CONFIG_842_DECOMPRESS, CONFIG_842_DECOMPRESS = "m")
+        )),
+    }
+}
+
+/// Per-algorithm state of a stream.
+enum Context {
+    Lzo {
+        rle: bool,
+        wrkmem: VVec<u8>,
+    },
+    Lz4 {
+        acceleration: c_int,
+        wrkmem: VVec<u8>,
+    },
+    Lz4hc {
+        level: c_int,
+        wrkmem: VVec<u8>,
+    },
+    Zstd(ZstdContext),
+    Deflate(DeflateContext),
+    Sw842 {
+        wrkmem: VVec<u8>,
+    },
+}
+
+/// # Invariants
+///
+/// `cctx` and `dctx` were initialised in (and point into) `cctx_mem` and `dctx_mem`, which are
+/// never reallocated.
+struct ZstdContext {
+    params: ffi::ZstdParameters,
+    cctx: *mut core::ffi::c_void,
+    dctx: *mut core::ffi::c_void,
+    _cctx_mem: VVec<u8>,
+    _dctx_mem: VVec<u8>,
+}
+
+/// # Invariants
+///
+/// `compress` and `decompress` were set up by `zlib_deflateInit2` / `zlib_inflateInit2` with the
+/// workspaces below, which are never reallocated; the boxes keep the streams at fixed addresses
+/// (zlib's state points back to its stream).
+struct DeflateContext {
+    compress: KBox<ffi::ZStream>,
+    decompress: KBox<ffi::ZStream>,
+    _compress_mem: VVec<u8>,
+    _decompress_mem: VVec<u8>,
+}
+
+impl Drop for DeflateContext {
+    fn drop(&mut self) {
+        // SAFETY: both streams were initialised (type invariant) and are ended once; their
+        // workspaces are freed only after this, when the fields drop.
+        unsafe {
+            ffi::zlib_deflateEnd(&mut *self.compress);
+            ffi::zlib_inflateEnd(&mut *self.decompress);
+        }
+    }
+}
+
+fn zeroed_buffer(len: usize) -> Result<VVec<u8>> {
+    VVec::from_elem(0u8, len, GFP_KERNEL).map_err(|_| ENOMEM)
+}
+
+fn new_zstream() -> Result<KBox<ffi::ZStream>> {
+    let stream = ffi::ZStream {
+        next_in: core::ptr::null(),
+        avail_in: 0,
+        total_in: 0,
+        next_out: core::ptr::null_mut(),
+        avail_out: 0,
+        total_out: 0,
+        msg: core::ptr::null_mut(),
+        state: core::ptr::null_mut(),
+        workspace: core::ptr::null_mut(),
+        data_type: 0,
+        adler: 0,
+        reserved: 0,
+    };
+    KBox::new(stream, GFP_KERNEL).map_err(|_| ENOMEM)
+}
+
+impl ZstdContext {
+    fn new(level: c_int) -> Result<Self> {
+        // SAFETY: plain library calls; the workspaces are sized by the library's bounds and
+        // outlive the contexts made in them (they are fields of the result).
+        unsafe {
+            let level = if level == NO_LEVEL {
+                ffi::zstd_default_clevel()
+            } else {
+                level
+            };
+            let params = ffi::zstd_get_params(level, PAGE_SIZE as u64);
+            let csize = ffi::zstd_cctx_workspace_bound(&params.c_params);
+            let mut cctx_mem = zeroed_buffer(csize)?;
+            let cctx = ffi::zstd_init_cctx(cctx_mem.as_mut_ptr().cast(), csize);
+            let dsize = ffi::zstd_dctx_workspace_bound();
+            let mut dctx_mem = zeroed_buffer(dsize)?;
+            let dctx = ffi::zstd_init_dctx(dctx_mem.as_mut_ptr().cast(), dsize);
+            if cctx.is_null() || dctx.is_null() {
+                return Err(EINVAL);
+            }
+            // INVARIANT: both contexts live in the buffers stored alongside.
+            Ok(Self {
+                params,
+                cctx,
+                dctx,
+                _cctx_mem: cctx_mem,
+                _dctx_mem: dctx_mem,
+            })
+        }
+    }
+}
+
+impl DeflateContext {
+    fn new(level: c_int) -> Result<Self> {
+        let level = if level == NO_LEVEL {
+            ffi::Z_DEFAULT_COMPRESSION
+        } else {
+            level
+        };
+        let mut compress = new_zstream()?;
+        let mut decompress = new_zstream()?;
+        // SAFETY: the sizes come from zlib; each stream gets its own zeroed workspace, which is
+        // stored with it and outlives it.
+        unsafe {
+            let size = ffi::zlib_deflate_workspacesize(DEFLATE_WINDOW_BITS, ffi::MAX_MEM_LEVEL);
+            let mut compress_mem = zeroed_buffer(usize::try_from(size).map_err(|_| EINVAL)?)?;
+            compress.workspace = compress_mem.as_mut_ptr().cast();
+            let size = ffi::zlib_inflate_workspacesize();
+            let mut decompress_mem = zeroed_buffer(usize::try_from(size).map_err(|_| EINVAL)?)?;
+            decompress.workspace = decompress_mem.as_mut_ptr().cast();
+            if ffi::zlib_deflateInit2(
+                &mut *compress,
+                level,
+                ffi::Z_DEFLATED,
+                DEFLATE_WINDOW_BITS,
+                ffi::MAX_MEM_LEVEL,
+                ffi::Z_DEFAULT_STRATEGY,
+            ) != ffi::Z_OK
+            {
+                return Err(EINVAL);
+            }
+            if ffi::zlib_inflateInit2(&mut *decompress, DEFLATE_WINDOW_BITS) != ffi::Z_OK {
+                ffi::zlib_deflateEnd(&mut *compress);
+                return Err(EINVAL);
+            }
+            // INVARIANT: both streams are initialised with the workspaces stored alongside.
+            Ok(Self {
+                compress,
+                decompress,
+                _compress_mem: compress_mem,
+                _decompress_mem: decompress_mem,
+            })
+        }
+    }
+}
+
+/// One compression stream: an algorithm's context and a two-page output buffer (room for
+/// data that grows when compressed).
+pub(crate) struct Stream {
+    context: Context,
+    buffer: VVec<u8>,
+}
+
+// SAFETY: a stream is used by one thread at a time (`&mut self`); the raw pointers inside
+// point into buffers the stream owns.
+unsafe impl Send for Stream {}
+
+impl Stream {
+    /// A stream for `algorithm` at `level` ([`NO_LEVEL`] for the algorithm's default).
+    pub(crate) fn new(algorithm: Algorithm, level: i32) -> Result<Self> {
+        if !available(algorithm) {
+            return Err(EINVAL);
+        }
+        let context = match algorithm {
+            Algorithm::LzoRle | Algorithm::Lzo => Context::Lzo {
+                rle: algorithm == Algorithm::LzoRle,
+                wrkmem: zeroed_buffer(ffi::LZO1X_MEM_COMPRESS)?,
+            },
+            Algorithm::Lz4 => Context::Lz4 {
+                acceleration: if level == NO_LEVEL {
+                    ffi::LZ4_ACCELERATION_DEFAULT
+                } else {
+                    level
+                },
+                wrkmem: zeroed_buffer(ffi::LZ4_MEM_COMPRESS)?,
+            },
+            Algorithm::Lz4hc => Context::Lz4hc {
+                level: if level == NO_LEVEL {
+                    ffi::LZ4HC_DEFAULT_CLEVEL
+                } else {
+                    level
+                },
+                wrkmem: zeroed_buffer(ffi::LZ4HC_MEM_COMPRESS)?,
+            },
+            Algorithm::Zstd => Context::Zstd(ZstdContext::new(level)?),
+            Algorithm::Deflate => Context::Deflate(DeflateContext::new(level)?),
+            Algorithm::Sw842 => Context::Sw842 {
+                wrkmem: zeroed_buffer(ffi::SW842_MEM_COMPRESS)?,
+            },
+        };
+        Ok(Self {
+            context,
+            buffer: zeroed_buffer(2 * PAGE_SIZE)?,
+        })
+    }
+
+    /// Compresses `src` (one page); returns the compressed bytes, in the stream's buffer.
+    pub(crate) fn compress(&mut self, src: &[u8]) -> Result<&[u8]> {
+        let dst = self.buffer.as_mut_ptr();
+        let capacity = self.buffer.len();
+        let src_len = src.len();
+        // SAFETY: `src` is readable for `src_len` bytes, `dst` writable for `capacity` bytes,
+        // the work memories have the sizes their libraries require, and the zstd/zlib
+        // contexts are initialised (invariants of their types).
+        let len: usize = unsafe {
+            match &mut self.context {
+                Context::Lzo { rle, wrkmem } => {
+                    let mut dst_len = capacity;
+                    let wrkmem = wrkmem.as_mut_ptr().cast();
+                    let ret = if *rle {
+                        ffi::lzorle1x_1_compress(src.as_ptr(), src_len, dst, &mut dst_len, wrkmem)
+                    } else {
+                        ffi::lzo1x_1_compress(src.as_ptr(), src_len, dst, &mut dst_len, wrkmem)
+                    };
+                    if ret != 0 {
+                        return Err(EINVAL);
+                    }
+                    dst_len
+                }
+                Context::Lz4 {
+                    acceleration,
+                    wrkmem,
+                } => {
+                    let ret = ffi::LZ4_compress_fast(
+                        src.as_ptr(),
+                        dst,
+                        src_len as c_int,
+                        capacity as c_int,
+                        *acceleration,
+                        wrkmem.as_mut_ptr().cast(),
+                    );
+                    usize::try_from(ret).ok().filter(|&n| n > 0).ok_or(EINVAL)?
+                }
+                Context::Lz4hc { level, wrkmem } => {
+                    let ret = ffi::LZ4_compress_HC(
+                        src.as_ptr(),
+                        dst,
+                        src_len as c_int,
+                        capacity as c_int,
+                        *level,
+                        wrkmem.as_mut_ptr().cast(),
+                    );
+                    usize::try_from(ret).ok().filter(|&n| n > 0).ok_or(EINVAL)?
+                }
+                Context::Zstd(zstd) => {
+                    let ret = ffi::zstd_compress_cctx(
+                        zstd.cctx,
+                        dst,
+                        capacity,
+                        src.as_ptr(),
+                        src_len,
+                        &zstd.params,
+                    );
+                    if ffi::zstd_is_error(ret) != 0 {
+                        return Err(EINVAL);
+                    }
+                    ret
+                }
+                Context::Deflate(deflate) => {
+                    let stream = &mut *deflate.compress;
+                    if ffi::zlib_deflateReset(stream) != ffi::Z_OK {
+                        return Err(EINVAL);
+                    }
+                    stream.next_in = src.as_ptr();
+                    stream.avail_in = src_len;
+                    stream.next_out = dst;
+                    stream.avail_out = capacity;
+                    if ffi::zlib_deflate(stream, ffi::Z_FINISH) != ffi::Z_STREAM_END {
+                        return Err(EINVAL);
+                    }
+                    stream.total_out
+                }
+                Context::Sw842 { wrkmem } => {
+                    let mut dst_len = capacity as u32;
+                    let ret = ffi::sw842_compress(
+                        src.as_ptr(),
+                        src_len as u32,
+                        dst,
+                        &mut dst_len,
+                        wrkmem.as_mut_ptr().cast(),
+                    );
+                    if ret != 0 {
+                        return Err(Error::from_errno(ret));
+                    }
+                    dst_len as usize
+                }
+            }
+        };
+        if len > capacity {
+            return Err(EINVAL);
+        }
+        Ok(&self.buffer[..len])
+    }
+
+    /// Decompresses `src` into `dst`, which the result must fill exactly.
+    pub(crate) fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Result {
+        match &mut self.context {
+            Context::Zstd(zstd) => {
+                // SAFETY: buffers valid for their lengths; `dctx` initialised (invariant).
+                let ret = unsafe {
+                    ffi::zstd_decompress_dctx(
+                        zstd.dctx,
+                        dst.as_mut_ptr(),
+                        dst.len(),
+                        src.as_ptr(),
+                        src.len(),
+                    )
+                };
+                // SAFETY: a pure function of its argument.
+                if unsafe { ffi::zstd_is_error(ret) } != 0 || ret != dst.len() {
+                    return Err(EIO);
+                }
+                Ok(())
+            }
+            Context::Deflate(deflate) => {
+                let stream = &mut *deflate.decompress;
+                // SAFETY: buffers valid for their lengths; the stream is initialised
+                // (invariant); `next_in` is only read by zlib.
+                unsafe {
+                    if ffi::zlib_inflateReset(stream) != ffi::Z_OK {
+                        return Err(EIO);
+                    }
+                    stream.next_in = src.as_ptr();
+                    stream.avail_in = src.len();
+                    stream.next_out = dst.as_mut_ptr();
+                    stream.avail_out = dst.len();
+                    if ffi::zlib_inflate(stream, ffi::Z_SYNC_FLUSH) != ffi::Z_STREAM_END
+                        || stream.total_out != dst.len()
+                    {
+                        return Err(EIO);
+                    }
+                }
+                Ok(())
+            }
+            Context::Lzo { .. } => decompress_stateless(Algorithm::Lzo, src, dst),
+            Context::Lz4 { .. } | Context::Lz4hc { .. } => {
+                decompress_stateless(Algorithm::Lz4, src, dst)
+            }
+            Context::Sw842 { .. } => decompress_stateless(Algorithm::Sw842, src, dst),
+        }
+    }
+}
+
+/// Whether `algorithm` decompresses without a stream's context (so a reader need not wait for
+/// a stream).
+pub(crate) fn decompresses_without_stream(algorithm: Algorithm) -> bool {
+    !matches!(algorithm, Algorithm::Zstd | Algorithm::Deflate)
+}
+
+/// Decompresses `src` into `dst` (which the result must fill exactly) for an algorithm that
+/// needs no context; `EINVAL` for one that does. Does not sleep.
+pub(crate) fn decompress_stateless(algorithm: Algorithm, src: &[u8], dst: &mut [u8]) -> Result {
+    // SAFETY: `src` readable and `dst` writable for their lengths; these decoders check their
+    // input and never write past `dst_len`.
+    let produced = unsafe {
+        match algorithm {
+            Algorithm::LzoRle | Algorithm::Lzo => {
+                let mut dst_len = dst.len();
+                let ret = ffi::lzo1x_decompress_safe(
+                    src.as_ptr(),
+                    src.len(),
+                    dst.as_mut_ptr(),
+                    &mut dst_len,
+                );
+                if ret != 0 {
+                    return Err(EIO);
+                }
+                dst_len
+            }
+            Algorithm::Lz4 | Algorithm::Lz4hc => {
+                let ret = ffi::LZ4_decompress_safe(
+                    src.as_ptr(),
+                    dst.as_mut_ptr(),
+                    src.len() as c_int,
+                    dst.len() as c_int,
+                );
+                usize::try_from(ret).map_err(|_| EIO)?
+            }
+            Algorithm::Sw842 => {
+                let mut dst_len = dst.len() as u32;
+                let ret = ffi::sw842_decompress(
+                    src.as_ptr(),
+                    src.len() as u32,
+                    dst.as_mut_ptr(),
+                    &mut dst_len,
+                );
+                if ret != 0 {
+                    return Err(EIO);
+                }
+                dst_len as usize
+            }
+            Algorithm::Zstd | Algorithm::Deflate => return Err(EINVAL),
+        }
+    };
+    if produced != dst.len() {
+        return Err(EIO);
+    }
+    Ok(())
+}
+
+/// The streams of one device: one per online CPU at initialisation.
+#[pin_data]
+pub(crate) struct StreamPool {
+    /// `None` marks a stream that is lent out.
+    #[pin]
+    streams: Mutex<KVec<Option<Stream>>>,
+    #[pin]
+    returned: CondVar,
+}
+
+/// A stream borrowed from a [`StreamPool`]; goes back on drop.
+///
+/// # Invariants
+///
+/// `stream` is initialised until `drop` takes it back to the pool.
+pub(crate) struct StreamGuard<'a> {
+    pool: &'a StreamPool,
+    stream: ManuallyDrop<Stream>,
+}
+
+impl StreamPool {
+    /// `count` streams of `algorithm` at `level`.
+    pub(crate) fn new(
+        algorithm: Algorithm,
+        level: i32,
+        count: usize,
+    ) -> Result<impl PinInit<Self>> {
+        let mut streams = KVec::with_capacity(count, GFP_KERNEL)?;
+        for _ in 0..count.max(1) {
+            streams.push(Some(Stream::new(algorithm, level)?), GFP_KERNEL)?;
+        }
+        Ok(pin_init!(Self {
+            streams <- new_mutex!(streams, "StreamPool::streams"),
+            returned <- new_condvar!("StreamPool::returned"),
+        }))
+    }
+
+    /// Borrows a stream, sleeping until one is free.
+    pub(crate) fn get(&self) -> StreamGuard<'_> {
+        let mut streams = self.streams.lock();
+        loop {
+            if let Some(stream) = streams.iter_mut().find_map(Option::take) {
+                // INVARIANT: holds a stream until dropped.
+                return StreamGuard {
+                    pool: self,
+                    stream: ManuallyDrop::new(stream),
+                };
+            }
+            self.returned.wait(&mut streams);
+        }
+    }
+}
+
+impl core::ops::Deref for StreamGuard<'_> {
+    type Target = Stream;
+
+    fn deref(&self) -> &Stream {
+        &self.stream
+    }
+}
+
+impl core::ops::DerefMut for StreamGuard<'_> {
+    fn deref_mut(&mut self) -> &mut Stream {
+        &mut self.stream
+    }
+}
+
+impl Drop for StreamGuard<'_> {
+    fn drop(&mut self) {
+        // SAFETY: the stream is initialised (type invariant) and taken exactly once, here.
+        let stream = unsafe { ManuallyDrop::take(&mut self.stream) };
+        let mut streams = self.pool.streams.lock();
+        // There is a free place: this stream came from one.
+        if let Some(free) = streams.iter_mut().find(|place| place.is_none()) {
+            *free = Some(stream);
+        }
+        drop(streams);
+        self.pool.returned.notify_one();
+    }
+}

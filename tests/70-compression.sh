@@ -1,0 +1,135 @@
+#!/bin/bash
+# Compression: every algorithm round-trips compressible and random data, compressible data
+# takes fewer bytes than it holds, random data is stored as huge pages; comp_algorithm,
+# algorithm_params, max_comp_streams, mem_limit, mem_used_max, compact and debug_stat behave
+# as in C zram; parallel writers verify.
+. "$(dirname "$0")/lib.sh"
+
+zram_load
+z=$(sysblock 0)
+dev=/dev/zram0
+mm() { field "$1" $z/mm_stat; }
+
+check_eq "comp_algorithm lists every algorithm, lzo-rle selected" "[lzo-rle] lzo lz4 lz4hc zstd deflate 842 " "$(cat $z/comp_algorithm)"
+for spec in comp_algorithm:644 algorithm_params:200 max_comp_streams:644 mem_limit:200 mem_used_max:200 compact:200 debug_stat:444; do
+	check_eq "mode of ${spec%:*}" "${spec#*:}" "$(stat -c %a "$z/${spec%:*}")"
+done
+
+yes "zram_rs compressible text, line after line after line" | head -c $((4 << 20)) >/tmp/text
+dd if=/dev/urandom of=/tmp/random bs=1M count=4 2>/dev/null
+text_sum=$(sha256sum </tmp/text | cut -d' ' -f1)
+random_sum=$(sha256sum </tmp/random | cut -d' ' -f1)
+
+for algorithm in lzo-rle lzo lz4 lz4hc zstd deflate 842; do
+	echo 1 >$z/reset
+	check_eq "$algorithm: select" OK "$(write_attr $z/comp_algorithm "$algorithm")"
+	echo 64M >$z/disksize
+	check "$algorithm: shown selected" grep -qF "[$algorithm]" $z/comp_algorithm
+	dd if=/tmp/text of=$dev bs=1M oflag=direct 2>/dev/null
+	orig=$(mm 1) compr=$(mm 2)
+	check_eq "$algorithm: 1024 text pages stored" $((1024 * PAGE)) "$orig"
+	check "$algorithm: text compresses ($compr bytes for $orig)" test "$compr" -lt $((orig / 4))
+	check_eq "$algorithm: text is not huge" 0 "$(mm 8)"
+	dd if=/tmp/random of=$dev bs=1M seek=8 oflag=direct 2>/dev/null
+	check_eq "$algorithm: random pages are huge" 1024 "$(mm 8)"
+	check_eq "$algorithm: huge pages count whole pages" $((compr + 1024 * PAGE)) "$(mm 2)"
+	check_eq "$algorithm: text reads back" "$text_sum" "$(dd if=$dev bs=1M count=4 iflag=direct 2>/dev/null | sha256sum | cut -d' ' -f1)"
+	check_eq "$algorithm: random reads back" "$random_sum" "$(dd if=$dev bs=1M skip=8 count=4 iflag=direct 2>/dev/null | sha256sum | cut -d' ' -f1)"
+	check "$algorithm: sub-page write into a compressed page" \
+		sh -c "printf 'patched' | dd of=$dev bs=1 seek=100 conv=notrunc,fsync 2>/dev/null &&
+			echo 3 >/proc/sys/vm/drop_caches &&
+			[ \"\$(dd if=$dev bs=1 skip=100 count=7 2>/dev/null)\" = patched ]"
+	check_eq "$algorithm: no failed I/O" "0 0" "$(field 1 $z/io_stat) $(field 2 $z/io_stat)"
+done
+
+# comp_algorithm errors
+check_eq "comp_algorithm after init: EBUSY" "Device or resource busy" "$(write_attr $z/comp_algorithm lz4)"
+echo 1 >$z/reset
+check_eq "reset restores lzo-rle" "[lzo-rle] lzo lz4 lz4hc zstd deflate 842 " "$(cat $z/comp_algorithm)"
+dmesg -c >/dev/null
+check_eq "unknown algorithm: EINVAL" "Invalid argument" "$(write_attr $z/comp_algorithm snappy)"
+check "unknown algorithm names the choices in dmesg" sh -c "dmesg | grep -q \"unknown compression algorithm 'snappy'; available: lzo-rle lzo lz4 lz4hc zstd deflate 842\""
+check_eq "128-byte name: E2BIG" "Argument list too long" "$(write_attr $z/comp_algorithm "$(head -c 128 /dev/zero | tr '\0' a)")"
+check_eq "trailing newline accepted" OK "$(write_attr $z/comp_algorithm $'zstd\n')"
+check_eq "upper case is unknown" "Invalid argument" "$(write_attr $z/comp_algorithm LZ4)"
+check_eq "zstd still selected after bad writes" "lzo-rle lzo lz4 lz4hc [zstd] deflate 842 " "$(cat $z/comp_algorithm)"
+
+# algorithm_params
+check_eq "params: level" OK "$(write_attr $z/algorithm_params 'level=3')"
+check_eq "params: algo matching the selected one" OK "$(write_attr $z/algorithm_params 'algo=zstd level=1')"
+check_eq "params: algo not selected: EINVAL" "Invalid argument" "$(write_attr $z/algorithm_params 'algo=lz4 level=1')"
+check_eq "params: priority 1 (no recompression): EINVAL" "Invalid argument" "$(write_attr $z/algorithm_params 'priority=1 level=1')"
+check_eq "params: key without value: EINVAL" "Invalid argument" "$(write_attr $z/algorithm_params 'level')"
+check_eq "params: bad level: EINVAL" "Invalid argument" "$(write_attr $z/algorithm_params 'level=abc')"
+check_eq "params: level out of range: ERANGE" "Numerical result out of range" "$(write_attr $z/algorithm_params 'level=4294967296')"
+check_eq "params: dict is not supported" "Operation not supported" "$(write_attr $z/algorithm_params 'dict=/tmp/text')"
+check_eq "params: unknown keys ignored" OK "$(write_attr $z/algorithm_params 'colour=blue level=2')"
+# The level reaches the library: deflate level 0 stores, so nothing compresses.
+echo deflate >$z/comp_algorithm
+echo "level=0" >$z/algorithm_params
+echo 16M >$z/disksize
+dd if=/tmp/text of=$dev bs=1M oflag=direct 2>/dev/null
+check_eq "deflate level=0 makes every page huge" 1024 "$(mm 8)"
+echo 1 >$z/reset
+echo deflate >$z/comp_algorithm
+echo "level=42" >$z/algorithm_params
+check_eq "deflate level=42 cannot initialise: EINVAL" "Invalid argument" "$(write_attr $z/disksize 16M)"
+check_eq "still uninitialised" 0 "$(cat $z/initstate)"
+echo "level=9" >$z/algorithm_params
+check_eq "deflate level=9 initialises" OK "$(write_attr $z/disksize 16M)"
+echo 1 >$z/reset
+
+# max_comp_streams: reads the online CPUs, writes are accepted and ignored.
+check_eq "max_comp_streams" "$(nproc)" "$(cat $z/max_comp_streams)"
+check_eq "max_comp_streams write accepted" OK "$(write_attr $z/max_comp_streams 8)"
+check_eq "max_comp_streams unchanged" "$(nproc)" "$(cat $z/max_comp_streams)"
+
+# debug_stat, compact, mem_used_max before init
+check_eq "debug_stat format" "version: 1|       0        0" "$(tr '\n' '|' <$z/debug_stat | sed 's/|$//')"
+check_eq "compact before init: EINVAL" "Invalid argument" "$(write_attr $z/compact 1)"
+check_eq "mem_used_max 0 before init" OK "$(write_attr $z/mem_used_max 0)"
+check_eq "mem_used_max 1: EINVAL" "Invalid argument" "$(write_attr $z/mem_used_max 1)"
+check_eq "mem_used_max garbage: EINVAL" "Invalid argument" "$(write_attr $z/mem_used_max x)"
+
+# mem_limit: writes past it fail, what was stored stays intact.
+check_eq "mem_limit garbage: EINVAL" "Invalid argument" "$(write_attr $z/mem_limit x)"
+check_eq "mem_limit 4M" OK "$(write_attr $z/mem_limit 4M)"
+check_eq "mm_stat shows the limit" 4194304 "$(mm 4)"
+echo 64M >$z/disksize
+check_eq "mem_limit survives init" 4194304 "$(mm 4)"
+dd if=/tmp/text of=$dev bs=1M oflag=direct 2>/dev/null
+dd if=/dev/urandom of=/tmp/big bs=1M count=8 2>/dev/null
+! dd if=/tmp/big of=$dev bs=1M seek=8 oflag=direct 2>/dev/null
+check "writing 8 MiB of random data past a 4 MiB limit fails" test $? = 0
+check "failed_writes counted" test "$(field 2 $z/io_stat)" -gt 0
+check "memory stays within the limit" test "$(mm 3)" -le $((4 << 20))
+check_eq "data stored before the limit is intact" "$text_sum" "$(dd if=$dev bs=1M count=4 iflag=direct 2>/dev/null | sha256sum | cut -d' ' -f1)"
+check_eq "mem_limit 0 lifts the limit" OK "$(write_attr $z/mem_limit 0)"
+check "writes succeed again" dd if=/tmp/big of=$dev bs=1M seek=8 oflag=direct 2>/dev/null
+check "mem_used_max is the high-water mark" test "$(mm 5)" -ge "$(mm 3)"
+blkdiscard -o $((8 << 20)) -l $((8 << 20)) $dev
+check_eq "mem_used_max reset to the current use" OK "$(write_attr $z/mem_used_max 0)"
+check_eq "mem_used_max equals mem_used_total after reset" "$(mm 3)" "$(mm 5)"
+check_eq "compact" OK "$(write_attr $z/compact 1)"
+check "pages_compacted is a number" test "$(mm 7)" -ge 0
+echo 1 >$z/reset
+check_eq "reset clears mem_limit" 0 "$(mm 4)"
+
+# Parallel writers compress in parallel and verify.
+for algorithm in lz4 zstd; do
+	echo 1 >$z/reset
+	echo $algorithm >$z/comp_algorithm
+	echo 256M >$z/disksize
+	fio --name=parallel --filename=$dev --direct=1 --rw=randwrite --bs=4k --size=32M \
+		--numjobs=2 --offset_increment=64M --buffer_compress_percentage=60 \
+		--refill_buffers --verify=crc32c --verify_fatal=1 --group_reporting \
+		--output=/tmp/fio.out >/dev/null 2>&1
+	rc=$?
+	check "fio numjobs=2 random writes with verify ($algorithm)" test $rc = 0
+	[ $rc = 0 ] || tail -20 /tmp/fio.out | sed 's/^/# /'
+	check "$algorithm: fio data compressed" test "$(mm 2)" -lt "$(mm 1)"
+done
+
+rm -f /tmp/text /tmp/random /tmp/big /tmp/fio.out
+zram_unload
+finish
