@@ -3,11 +3,11 @@
 //! module is built from, so that `cargo test` checks the code that runs in the kernel.
 #![no_std]
 
+#[path = "../../src/algorithm.rs"]
+pub mod algorithm;
 #[path = "../../src/parse.rs"]
 pub mod parse;
 #[path = "../../src/slot.rs"]
 pub mod slot;
 #[path = "../../src/stats.rs"]
 pub mod stats;
-#[path = "../../src/algorithm.rs"]
-pub mod algorithm;

@@ -25,7 +25,11 @@ fn list_matches_c_format() {
 fn names_parse_like_c() {
     assert_eq!(parse_name(b"lz4", all), Ok(Algorithm::Lz4));
     assert_eq!(parse_name(b"lz4\n", all), Ok(Algorithm::Lz4));
-    assert_eq!(parse_name(b"lz4\n\n", all), Ok(Algorithm::Lz4), "one newline stripped, one tolerated");
+    assert_eq!(
+        parse_name(b"lz4\n\n", all),
+        Ok(Algorithm::Lz4),
+        "one newline stripped, one tolerated"
+    );
     assert_eq!(parse_name(b"lz4\n\n\n", all), Err(NameError::Unknown));
     assert_eq!(parse_name(b"842", all), Ok(Algorithm::Sw842));
     assert_eq!(parse_name(b"lzo-rle", all), Ok(Algorithm::LzoRle));
@@ -33,7 +37,10 @@ fn names_parse_like_c() {
     assert_eq!(parse_name(b" lz4", all), Err(NameError::Unknown));
     assert_eq!(parse_name(b"", all), Err(NameError::Unknown));
     assert_eq!(parse_name(b"\n", all), Err(NameError::Unknown));
-    assert_eq!(parse_name(b"lz4", |a| a != Algorithm::Lz4), Err(NameError::Unknown));
+    assert_eq!(
+        parse_name(b"lz4", |a| a != Algorithm::Lz4),
+        Err(NameError::Unknown)
+    );
     assert_eq!(parse_name(&[b'a'; 127], all), Err(NameError::Unknown));
     assert_eq!(parse_name(&[b'a'; 128], all), Err(NameError::TooLong));
     assert_eq!(parse_name(b"zstd\0garbage", all), Ok(Algorithm::Zstd));
@@ -54,7 +61,10 @@ fn streq_edges() {
 #[test]
 fn next_arg_like_the_kernel() {
     let (arg, rest) = next_arg(b"algo=zstd level=8");
-    assert_eq!((arg.param, arg.val, rest), (&b"algo"[..], Some(&b"zstd"[..]), &b"level=8"[..]));
+    assert_eq!(
+        (arg.param, arg.val, rest),
+        (&b"algo"[..], Some(&b"zstd"[..]), &b"level=8"[..])
+    );
     let (arg, rest) = next_arg(b"level");
     assert_eq!((arg.param, arg.val, rest), (&b"level"[..], None, &b""[..]));
     let (arg, _) = next_arg(b"dict=\"/a b/c\"");
@@ -62,26 +72,54 @@ fn next_arg_like_the_kernel() {
     let (arg, _) = next_arg(b"\"x=y z\"");
     assert_eq!((arg.param, arg.val), (&b"x"[..], Some(&b"y z"[..])));
     let (arg, _) = next_arg(b"=v");
-    assert_eq!((arg.param, arg.val), (&b"=v"[..], None), "an '=' at position 0 does not split");
+    assert_eq!(
+        (arg.param, arg.val),
+        (&b"=v"[..], None),
+        "an '=' at position 0 does not split"
+    );
     let (arg, _) = next_arg(b"k=");
     assert_eq!((arg.param, arg.val), (&b"k"[..], Some(&b""[..])));
     let (arg, _) = next_arg(b"k=\"");
     assert_eq!((arg.param, arg.val), (&b"k"[..], Some(&b""[..])));
     let (arg, rest) = next_arg(b"a=b   \t c=d");
-    assert_eq!((arg.param, arg.val, rest), (&b"a"[..], Some(&b"b"[..]), &b"c=d"[..]));
+    assert_eq!(
+        (arg.param, arg.val, rest),
+        (&b"a"[..], Some(&b"b"[..]), &b"c=d"[..])
+    );
 }
 
 #[test]
 fn algorithm_params_like_c() {
     let p = parse_algorithm_params(b"algo=zstd level=8\n").unwrap();
-    assert_eq!((p.priority, p.level, p.algo, p.dict), (0, 8, Some(&b"zstd"[..]), None));
+    assert_eq!(
+        (p.priority, p.level, p.algo, p.dict),
+        (0, 8, Some(&b"zstd"[..]), None)
+    );
     let p = parse_algorithm_params(b"  priority=1 unknown=3 dict=/x").unwrap();
-    assert_eq!((p.priority, p.level, p.dict), (1, NO_LEVEL, Some(&b"/x"[..])));
-    assert_eq!(parse_algorithm_params(b"level").unwrap_err(), ParseError::Invalid);
-    assert_eq!(parse_algorithm_params(b"level=").unwrap_err(), ParseError::Invalid);
-    assert_eq!(parse_algorithm_params(b"level=x").unwrap_err(), ParseError::Invalid);
-    assert_eq!(parse_algorithm_params(b"level=99999999999").unwrap_err(), ParseError::Range);
-    assert_eq!(parse_algorithm_params(b"unknown").unwrap_err(), ParseError::Invalid);
+    assert_eq!(
+        (p.priority, p.level, p.dict),
+        (1, NO_LEVEL, Some(&b"/x"[..]))
+    );
+    assert_eq!(
+        parse_algorithm_params(b"level").unwrap_err(),
+        ParseError::Invalid
+    );
+    assert_eq!(
+        parse_algorithm_params(b"level=").unwrap_err(),
+        ParseError::Invalid
+    );
+    assert_eq!(
+        parse_algorithm_params(b"level=x").unwrap_err(),
+        ParseError::Invalid
+    );
+    assert_eq!(
+        parse_algorithm_params(b"level=99999999999").unwrap_err(),
+        ParseError::Range
+    );
+    assert_eq!(
+        parse_algorithm_params(b"unknown").unwrap_err(),
+        ParseError::Invalid
+    );
     let p = parse_algorithm_params(b"").unwrap();
     assert_eq!((p.priority, p.level), (0, NO_LEVEL));
     let p = parse_algorithm_params(b"level=1 level=-3").unwrap();
