@@ -91,6 +91,27 @@ fn mem_used_max_store(zram: &Zram, _disk: DiskRef<'_>, input: &[u8]) -> Result {
     }
 }
 
+/// zram_rs extension: `"%8llu %8llu\n"`, zero pages and non-zero same-filled pages stored.
+fn same_stat_show(zram: &Zram, _disk: DiskRef<'_>, out: &mut SysfsBuf<'_>) -> Result {
+    let (zero, nonzero) = zram.same_stat();
+    write_result(writeln!(out, "{zero:>8} {nonzero:>8}"))
+}
+
+/// zram_rs extension: `1` (default) looks for same-filled pages, `0` compresses them like any
+/// other page.
+fn same_detection_show(zram: &Zram, _disk: DiskRef<'_>, out: &mut SysfsBuf<'_>) -> Result {
+    write_result(writeln!(out, "{}", u32::from(zram.same_detection())))
+}
+
+fn same_detection_store(zram: &Zram, _disk: DiskRef<'_>, input: &[u8]) -> Result {
+    match parse::kstrtoull(input, 10).map_err(crate::parse_errno)? {
+        0 => zram.set_same_detection(false),
+        1 => zram.set_same_detection(true),
+        _ => return Err(EINVAL),
+    }
+    Ok(())
+}
+
 fn compact_store(zram: &Zram, _disk: DiskRef<'_>, _input: &[u8]) -> Result {
     zram.compact()
 }
@@ -136,8 +157,17 @@ static MM_STAT: DeviceAttribute<Zram> =
 static DEBUG_STAT: DeviceAttribute<Zram> =
     DeviceAttribute::new(c"debug_stat", 0o444, Some(debug_stat_show), None);
 
-/// In C zram's order.
-static LIST: AttributeList<13> = AttributeList([
+static SAME_STAT: DeviceAttribute<Zram> =
+    DeviceAttribute::new(c"same_stat", 0o444, Some(same_stat_show), None);
+static SAME_DETECTION: DeviceAttribute<Zram> = DeviceAttribute::new(
+    c"same_detection",
+    0o644,
+    Some(same_detection_show),
+    Some(same_detection_store),
+);
+
+/// In C zram's order, then zram_rs's extensions.
+static LIST: AttributeList<15> = AttributeList([
     AttrPtr::of(&DISKSIZE),
     AttrPtr::of(&INITSTATE),
     AttrPtr::of(&RESET),
@@ -150,6 +180,8 @@ static LIST: AttributeList<13> = AttributeList([
     AttrPtr::of(&IO_STAT),
     AttrPtr::of(&MM_STAT),
     AttrPtr::of(&DEBUG_STAT),
+    AttrPtr::of(&SAME_STAT),
+    AttrPtr::of(&SAME_DETECTION),
     AttrPtr::NULL,
 ]);
 static GROUP: AttributeGroup = AttributeGroup::new(&LIST);

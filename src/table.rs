@@ -177,6 +177,13 @@ impl SlotGuard<'_> {
         old
     }
 
+    /// Frees what the slot held and stores a same-filled page's word; returns the old content.
+    pub(crate) fn store_same(&mut self, word: usize) -> SlotContent {
+        let old = self.clear();
+        self.set_words(word, slot::SAME);
+        old
+    }
+
     /// Calls `f` with the bytes of the stored object, or returns `None` if the slot holds no
     /// object. `f` runs with preemption off and must not sleep.
     pub(crate) fn read_object<R>(&self, f: impl FnOnce(&[u8], bool) -> R) -> Option<R> {

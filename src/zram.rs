@@ -20,6 +20,8 @@ use crate::bounce::BouncePage;
 use crate::compress::{self, StreamGuard, StreamPool};
 use crate::disk::{DiskOps, DiskRef};
 use crate::ffi;
+use crate::fill::fill;
+use crate::same::same_filled;
 use crate::slot::{self, SlotContent, PAGE_SIZE};
 use crate::stats::{DebugStat, IoStat, MmStat};
 use crate::table::PageStore;
@@ -31,6 +33,9 @@ use kernel::sync::{Arc, Mutex, SpinLock};
 use kernel::{new_mutex, new_spinlock};
 
 const SECTOR_SHIFT: u32 = 9;
+
+// A slot's value word holds a same-filled page's word: both are 64 bits.
+const _: () = assert!(core::mem::size_of::<usize>() == core::mem::size_of::<u64>());
 
 /// Settings changed only under `init_lock`.
 struct Config {
@@ -69,6 +74,8 @@ struct Stats {
     pages_stored: AtomicU64,
     compr_data_size: AtomicU64,
     same_pages: AtomicU64,
+    /// The same-filled pages whose word is 0 (a subset of `same_pages`).
+    zero_pages: AtomicU64,
     huge_pages: AtomicU64,
     huge_pages_since: AtomicU64,
     max_used_pages: AtomicU64,
@@ -85,6 +92,7 @@ impl Stats {
             &self.pages_stored,
             &self.compr_data_size,
             &self.same_pages,
+            &self.zero_pages,
             &self.huge_pages,
             &self.huge_pages_since,
             &self.max_used_pages,
@@ -102,8 +110,11 @@ impl Stats {
     fn removed(&self, old: SlotContent) {
         match old {
             SlotContent::Empty => return,
-            SlotContent::Same(_) => {
+            SlotContent::Same(word) => {
                 self.same_pages.fetch_sub(1, Relaxed);
+                if word == 0 {
+                    self.zero_pages.fetch_sub(1, Relaxed);
+                }
             }
             SlotContent::Stored { size, huge, .. } => {
                 self.compr_data_size.fetch_sub(size as u64, Relaxed);
@@ -113,6 +124,15 @@ impl Stats {
             }
         }
         self.pages_stored.fetch_sub(1, Relaxed);
+    }
+
+    /// Accounts for a same-filled page being stored.
+    fn stored_same(&self, word: usize) {
+        self.same_pages.fetch_add(1, Relaxed);
+        if word == 0 {
+            self.zero_pages.fetch_add(1, Relaxed);
+        }
+        self.pages_stored.fetch_add(1, Relaxed);
     }
 
     /// Accounts for an object of `size` bytes being stored.
@@ -137,6 +157,8 @@ pub(crate) struct Zram {
     storage: SpinLock<Option<Arc<Storage>>>,
     /// `mem_limit` in pages, 0 for none. Changed under `init_lock`, read by writers.
     limit_pages: AtomicU64,
+    /// Whether writes look for same-filled pages (`same_detection`, a zram_rs extension).
+    same_detection: AtomicBool,
     /// Set while `reset` or `hot_remove` works on the device: opens fail with `EBUSY`.
     /// Changed only under the disk's `open_mutex`.
     claim: AtomicBool,
@@ -151,6 +173,7 @@ impl Zram {
             init_lock <- new_mutex!(Config::new(), "Zram::init_lock"),
             storage <- new_spinlock!(None, "Zram::storage"),
             limit_pages: AtomicU64::new(0),
+            same_detection: AtomicBool::new(true),
             claim: AtomicBool::new(false),
             stats: Stats::default(),
         })
@@ -238,6 +261,7 @@ impl Zram {
     pub(crate) fn reset_device(&self, disk: DiskRef<'_>) {
         let mut config = self.init_lock.lock();
         self.limit_pages.store(0, Relaxed);
+        self.same_detection.store(true, Relaxed);
         disk.set_capacity_sectors(0);
         let storage = self.storage.lock().take();
         // The last reference: frees every object, the pool, the table and the streams (may
@@ -326,13 +350,11 @@ impl Zram {
             let slot = storage.pages.lock(index).ok_or(EIO)?;
             let result = match slot.content() {
                 SlotContent::Empty => {
-                    out.fill(0);
+                    fill(out, 0, 0);
                     Ok(())
                 }
                 SlotContent::Same(word) => {
-                    for chunk in out.chunks_exact_mut(core::mem::size_of::<usize>()) {
-                        chunk.copy_from_slice(&word.to_ne_bytes());
-                    }
+                    fill(out, 0, word as u64);
                     Ok(())
                 }
                 SlotContent::Stored { huge: true, .. } => slot
@@ -383,6 +405,18 @@ impl Zram {
         if index >= storage.pages.pages() {
             return Err(EIO);
         }
+        if self.same_detection.load(Relaxed) {
+            if let Some(word) = same_filled(data) {
+                // Nothing to compress or allocate: the slot keeps the word.
+                let word = word as usize;
+                let mut slot = storage.pages.lock(index).ok_or(EIO)?;
+                let old = slot.store_same(word);
+                drop(slot);
+                self.stats.removed(old);
+                self.stats.stored_same(word);
+                return Ok(());
+            }
+        }
         let mut stream = storage.streams.get();
         let compressed = stream.compress(data).inspect_err(|e| {
             pr_err!("Compression failed! err={}\n", e.to_errno());
@@ -413,6 +447,22 @@ impl Zram {
     }
 
     fn read_piece(&self, storage: &Storage, piece: Piece, out: &mut [u8]) -> Result {
+        // Empty and same-filled pages expand straight into the requested range, whole page or
+        // not: no bounce page, no copy.
+        {
+            let slot = storage.pages.lock(piece.index).ok_or(EIO)?;
+            match slot.content() {
+                SlotContent::Empty => {
+                    fill(out, piece.offset, 0);
+                    return Ok(());
+                }
+                SlotContent::Same(word) => {
+                    fill(out, piece.offset, word as u64);
+                    return Ok(());
+                }
+                SlotContent::Stored { .. } => {}
+            }
+        }
         if piece.len == PAGE_SIZE {
             return self.read_page(storage, piece.index, out);
         }
@@ -467,6 +517,23 @@ impl Zram {
             huge_pages: stats.huge_pages.load(Relaxed),
             huge_pages_since: stats.huge_pages_since.load(Relaxed),
         }
+    }
+
+    /// The `same_stat` figures: zero pages and other same-filled pages currently stored.
+    pub(crate) fn same_stat(&self) -> (u64, u64) {
+        let same = self.stats.same_pages.load(Relaxed);
+        let zero = self.stats.zero_pages.load(Relaxed);
+        (zero, same.saturating_sub(zero))
+    }
+
+    /// Whether writes look for same-filled pages.
+    pub(crate) fn same_detection(&self) -> bool {
+        self.same_detection.load(Relaxed)
+    }
+
+    /// Turns same-filled page detection on or off for the writes that follow.
+    pub(crate) fn set_same_detection(&self, enabled: bool) {
+        self.same_detection.store(enabled, Relaxed);
     }
 
     /// The `debug_stat` figures.

@@ -27,7 +27,11 @@ mod compress;
 #[allow(unreachable_pub)]
 mod algorithm;
 #[allow(unreachable_pub)]
+mod fill;
+#[allow(unreachable_pub)]
 mod parse;
+#[allow(unreachable_pub)]
+mod same;
 #[allow(unreachable_pub)]
 mod slot;
 #[allow(unreachable_pub)]

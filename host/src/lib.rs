@@ -5,8 +5,12 @@
 
 #[path = "../../src/algorithm.rs"]
 pub mod algorithm;
+#[path = "../../src/fill.rs"]
+pub mod fill;
 #[path = "../../src/parse.rs"]
 pub mod parse;
+#[path = "../../src/same.rs"]
+pub mod same;
 #[path = "../../src/slot.rs"]
 pub mod slot;
 #[path = "../../src/stats.rs"]
