@@ -13,40 +13,54 @@ stage=$(mktemp -d "${TMPDIR:-/tmp}/zram_rs-initramfs.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage"/{bin,sbin,etc,proc,sys,dev,tmp,run,root,tests,guest,usr/bin,usr/sbin,usr/local/bin,usr/share/kselftest}
 
+# The guest's user space comes from a root of its architecture: this machine's for x86_64,
+# Debian's arm64 packages (scripts/arm64-userland.sh) for arm64.
 case $ARCH_NAME in
-x86_64)
-	busybox=/bin/busybox
-	host_tools=(/bin/bash /sbin/mke2fs /sbin/e2fsck /usr/bin/fio /sbin/zramctl /usr/bin/cmp /usr/bin/sha256sum)
-	;;
-arm64)
-	busybox=$ZRAM_RS_CACHE/arm64-userland/bin/busybox
-	host_tools=()
-	;;
+x86_64) root=/ triplet=x86_64-linux-gnu interpreter=/lib64/ld-linux-x86-64.so.2 ;;
+arm64) root=$("$here/arm64-userland.sh" | tail -n 1) triplet=aarch64-linux-gnu interpreter=/lib/ld-linux-aarch64.so.1 ;;
 esac
-cp "$busybox" "$stage/bin/busybox"
-for applet in $("$stage/bin/busybox" --list 2>/dev/null || /bin/busybox --list); do
+tools=(/bin/bash /sbin/mke2fs /sbin/e2fsck /usr/bin/fio /sbin/zramctl /usr/bin/cmp /usr/bin/sha256sum)
+
+# The applet list comes from the host's busybox: the guest's may not run here.
+cp "$root/bin/busybox" "$stage/bin/busybox"
+for applet in $(/bin/busybox --list); do
 	[ "$applet" = busybox ] || ln -sf busybox "$stage/bin/$applet"
 done
 
-# Host tools and every shared library they load, at the same paths.
-copy_with_libs() {
-	local tool=$1
-	cp -L "$tool" "$stage/usr/local/bin/$(basename "$tool")"
-	ldd "$tool" | awk '/=>/ { print $3 } /^\t\/lib/ { print $1 }' | while read -r lib; do
-		[ -n "$lib" ] && [ -e "$lib" ] || continue
-		mkdir -p "$stage$(dirname "$lib")"
-		cp -L "$lib" "$stage$lib"
+# copy_file PATH: ROOT/PATH into the image at PATH, following symlinks.
+copy_file() {
+	mkdir -p "$stage$(dirname "$1")"
+	cp -L "$root$1" "$stage$1"
+}
+# Every shared library a tool needs, found by its ELF NEEDED entries (no need to run it).
+declare -A copied_libs=()
+copy_libs_of() {
+	local lib dir runpath
+	# RUNPATH/RPATH directories (librados finds libceph-common in .../ceph this way).
+	runpath=$(readelf -d "$1" 2>/dev/null | sed -n 's/.*(R\(UN\)\{0,1\}PATH).*\[\(.*\)\]/\2/p' | tr ':' ' ')
+	for lib in $(readelf -d "$1" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+		[ -z "${copied_libs[$lib]:-}" ] || continue
+		copied_libs[$lib]=1
+		for dir in $runpath /lib/$triplet /usr/lib/$triplet /lib /usr/lib; do
+			if [ -e "$root$dir/$lib" ]; then
+				copy_file "$dir/$lib"
+				copy_libs_of "$root$dir/$lib"
+				break
+			fi
+		done
 	done
 }
-for tool in "${host_tools[@]}"; do
-	copy_with_libs "$tool"
+copy_file "$interpreter"
+for tool in "${tools[@]}"; do
+	cp -L "$root$tool" "$stage/usr/local/bin/$(basename "$tool")"
+	copy_libs_of "$root$tool"
 done
 if [ -e "$stage/usr/local/bin/mke2fs" ]; then
 	ln -sf mke2fs "$stage/usr/local/bin/mkfs.ext4"
 	ln -sf mke2fs "$stage/usr/local/bin/mkfs.ext2"
 fi
 # mke2fs and e2fsck want these to exist.
-cp /etc/mke2fs.conf "$stage/etc/mke2fs.conf"
+cp "$root/etc/mke2fs.conf" "$stage/etc/mke2fs.conf"
 echo "root:x:0:0:root:/root:/bin/sh" >"$stage/etc/passwd"
 echo "root:x:0:" >"$stage/etc/group"
 : >"$stage/etc/fstab"

@@ -9,7 +9,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 packages=(
 	linux-source-6.12 rustc-web rust-web-src rust-web-clippy
 	clang-19 lld-19 llvm-19 libclang-19-dev
-	make bc flex bison libelf-dev libssl-dev xz-utils cpio kmod
+	make bc flex bison libelf-dev libssl-dev xz-utils cpio kmod binutils
 	busybox-static fio e2fsprogs util-linux diffutils coreutils
 )
 backports_packages=(qemu-system-x86 qemu-system-arm)
