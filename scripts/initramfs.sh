@@ -55,6 +55,8 @@ for tool in "${tools[@]}"; do
 	cp -L "$root$tool" "$stage/usr/local/bin/$(basename "$tool")"
 	copy_libs_of "$root$tool"
 done
+# Scripts that start with #!/bin/bash (the kernel's selftests do).
+ln -sf /usr/local/bin/bash "$stage/bin/bash"
 if [ -e "$stage/usr/local/bin/mke2fs" ]; then
 	ln -sf mke2fs "$stage/usr/local/bin/mkfs.ext4"
 	ln -sf mke2fs "$stage/usr/local/bin/mkfs.ext2"
@@ -78,6 +80,7 @@ cp "$KSRC"/tools/testing/selftests/zram/*.sh "$stage/usr/share/kselftest/zram/"
 install -m 755 "$here/guest/init" "$stage/init"
 cp "$here/guest/"*.sh "$stage/guest/" 2>/dev/null || true
 cp "$ZRAM_RS_TOP/tests/lib.sh" "$stage/tests/lib.sh"
+cp -r "$ZRAM_RS_TOP/tests/oracle" "$stage/tests/oracle"
 : >"$stage/tests/order"
 for test in "$@"; do
 	name=$(basename "$test")

@@ -112,6 +112,16 @@ fn same_detection_store(zram: &Zram, _disk: DiskRef<'_>, input: &[u8]) -> Result
     Ok(())
 }
 
+/// `all` marks every stored page idle. C zram also takes an age in seconds when built with
+/// `CONFIG_ZRAM_TRACK_ENTRY_ACTIME`; zram_rs keeps no access times, so like C without it,
+/// anything but `all` is `EINVAL`.
+fn idle_store(zram: &Zram, _disk: DiskRef<'_>, input: &[u8]) -> Result {
+    if !algorithm::sysfs_streq(parse::c_str(input), b"all") {
+        return Err(EINVAL);
+    }
+    zram.mark_all_idle()
+}
+
 fn compact_store(zram: &Zram, _disk: DiskRef<'_>, _input: &[u8]) -> Result {
     zram.compact()
 }
@@ -132,6 +142,7 @@ static MEM_LIMIT: DeviceAttribute<Zram> =
     DeviceAttribute::new(c"mem_limit", 0o200, None, Some(mem_limit_store));
 static MEM_USED_MAX: DeviceAttribute<Zram> =
     DeviceAttribute::new(c"mem_used_max", 0o200, None, Some(mem_used_max_store));
+static IDLE: DeviceAttribute<Zram> = DeviceAttribute::new(c"idle", 0o200, None, Some(idle_store));
 static MAX_COMP_STREAMS: DeviceAttribute<Zram> = DeviceAttribute::new(
     c"max_comp_streams",
     0o644,
@@ -167,19 +178,20 @@ static SAME_DETECTION: DeviceAttribute<Zram> = DeviceAttribute::new(
 );
 
 /// In C zram's order, then zram_rs's extensions.
-static LIST: AttributeList<15> = AttributeList([
+static LIST: AttributeList<16> = AttributeList([
     AttrPtr::of(&DISKSIZE),
     AttrPtr::of(&INITSTATE),
     AttrPtr::of(&RESET),
     AttrPtr::of(&COMPACT),
     AttrPtr::of(&MEM_LIMIT),
     AttrPtr::of(&MEM_USED_MAX),
+    AttrPtr::of(&IDLE),
     AttrPtr::of(&MAX_COMP_STREAMS),
     AttrPtr::of(&COMP_ALGORITHM),
-    AttrPtr::of(&ALGORITHM_PARAMS),
     AttrPtr::of(&IO_STAT),
     AttrPtr::of(&MM_STAT),
     AttrPtr::of(&DEBUG_STAT),
+    AttrPtr::of(&ALGORITHM_PARAMS),
     AttrPtr::of(&SAME_STAT),
     AttrPtr::of(&SAME_DETECTION),
     AttrPtr::NULL,

@@ -15,6 +15,8 @@ pub const FLAG_SHIFT: u32 = 13;
 pub const SAME: u32 = 1 << FLAG_SHIFT;
 /// The page is stored uncompressed (`ZRAM_HUGE`).
 pub const HUGE: u32 = 1 << (FLAG_SHIFT + 3);
+/// The page was not accessed since `idle` marked it (`ZRAM_IDLE`); not part of the content.
+pub const IDLE: u32 = 1 << (FLAG_SHIFT + 4);
 /// The slot's lock bit; never part of the content.
 pub const LOCK: u32 = 1 << 31;
 

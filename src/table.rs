@@ -184,6 +184,26 @@ impl SlotGuard<'_> {
         old
     }
 
+    /// Marks a slot holding an object as idle (`idle` writes); other slots are left alone, as C
+    /// zram skips empty and same-filled slots.
+    pub(crate) fn mark_idle(&mut self) {
+        let (value, flags) = self.words();
+        if matches!(
+            SlotContent::decode(value, flags),
+            SlotContent::Stored { .. }
+        ) {
+            self.set_words(value, flags | slot::IDLE);
+        }
+    }
+
+    /// Records an access: the slot is no longer idle.
+    pub(crate) fn clear_idle(&mut self) {
+        let (value, flags) = self.words();
+        if flags & slot::IDLE != 0 {
+            self.set_words(value, flags & !slot::IDLE);
+        }
+    }
+
     /// Calls `f` with the bytes of the stored object, or returns `None` if the slot holds no
     /// object. `f` runs with preemption off and must not sleep.
     pub(crate) fn read_object<R>(&self, f: impl FnOnce(&[u8], bool) -> R) -> Option<R> {

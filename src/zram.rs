@@ -336,6 +336,17 @@ impl Zram {
         }
     }
 
+    /// `idle`: marks every slot holding an object as idle; `EINVAL` when not initialised.
+    pub(crate) fn mark_all_idle(&self) -> Result {
+        let storage = self.storage().ok_or(EINVAL)?;
+        for index in 0..storage.pages.pages() {
+            if let Some(mut slot) = storage.pages.lock(index) {
+                slot.mark_idle();
+            }
+        }
+        Ok(())
+    }
+
     /// Runs pool compaction; `EINVAL` when not initialised.
     pub(crate) fn compact(&self) -> Result {
         let storage = self.storage().ok_or(EINVAL)?;
@@ -347,7 +358,9 @@ impl Zram {
     fn read_page(&self, storage: &Storage, index: usize, out: &mut [u8]) -> Result {
         let mut stream: Option<StreamGuard<'_>> = None;
         loop {
-            let slot = storage.pages.lock(index).ok_or(EIO)?;
+            let mut slot = storage.pages.lock(index).ok_or(EIO)?;
+            // An access: the page is no longer idle.
+            slot.clear_idle();
             let result = match slot.content() {
                 SlotContent::Empty => {
                     fill(out, 0, 0);

@@ -1,0 +1,41 @@
+#!/bin/bash
+# util-linux zramctl end to end: --find with size and algorithm, the status listing (every
+# column filled from zram_rs's attributes), and --reset.
+. "$(dirname "$0")/lib.sh"
+
+zram_load num_devices=0
+found=$(zramctl --find --size 64M --algorithm lz4 2>&1)
+check_eq "zramctl --find --size 64M --algorithm lz4 takes a hot-added device" /dev/zram0 "$found"
+check_eq "the device got the size" 67108864 "$(cat /sys/block/zram0/disksize)"
+check "the device got the algorithm" grep -qF '[lz4]' /sys/block/zram0/comp_algorithm
+
+dd if=/dev/urandom of=/dev/zram0 bs=4k count=100 oflag=direct 2>/dev/null
+dd if=/dev/zero of=/dev/zram0 bs=4k count=50 seek=100 oflag=direct 2>/dev/null
+yes "zramctl listing" | head -c $((50 * 4096)) | dd of=/dev/zram0 bs=4k seek=150 oflag=direct 2>/dev/null
+mkdir -p /mnt/zramctl
+columns=NAME,ALGORITHM,DISKSIZE,DATA,COMPR,TOTAL,STREAMS,ZERO-PAGES,MOUNTPOINT
+line=$(zramctl --raw --bytes --noheadings --output $columns /dev/zram0)
+ktap_print_msg "zramctl: $line"
+read -r name algorithm disksize data compr total streams zero mountpoint <<<"$line"
+mm() { field "$1" /sys/block/zram0/mm_stat; }
+check_eq "NAME" /dev/zram0 "$name"
+check_eq "ALGORITHM" lz4 "$algorithm"
+check_eq "DISKSIZE" 67108864 "$disksize"
+check_eq "DATA is orig_data_size (200 pages)" $((200 * PAGE)) "$data"
+check_eq "COMPR is compr_data_size" "$(mm 2)" "$compr"
+check_eq "TOTAL is mem_used_total" "$(mm 3)" "$total"
+check_eq "STREAMS" "$(nproc)" "$streams"
+check_eq "ZERO-PAGES is same_pages" 50 "$zero"
+check_eq "no MOUNTPOINT" "" "${mountpoint:-}"
+mkfs.ext4 -q /dev/zram0 && mount /dev/zram0 /mnt/zramctl
+check_eq "MOUNTPOINT when mounted" /mnt/zramctl "$(zramctl --raw --noheadings --output MOUNTPOINT /dev/zram0)"
+check "zramctl lists the device in its status table" sh -c "zramctl | grep -q '^/dev/zram0 '"
+umount /mnt/zramctl
+check "zramctl --reset" zramctl --reset /dev/zram0
+check "the device is reset or removed" sh -c "[ ! -e /sys/block/zram0 ] || [ \"\$(cat /sys/block/zram0/initstate)\" = 0 ]"
+second=$(zramctl --find --size 32M)
+check_eq "zramctl --find again" /dev/zram0 "$second"
+check_eq "default algorithm after reset" lzo-rle "$(zramctl --raw --noheadings --output ALGORITHM /dev/zram0)"
+zramctl --reset /dev/zram0
+zram_unload
+finish

@@ -1,0 +1,64 @@
+#!/bin/bash
+# C zram as the oracle: the same corpus (tests/oracle/corpus.sh: every attribute's reads and a
+# corpus of bad and good writes in four device states, the control class) runs against C
+# zram.ko and then zram_rs.ko in this boot; the transcripts must match line for line, except
+# the documented deliberate differences (tests/oracle/differences), where zram_rs's own result
+# is checked instead.
+. "$(dirname "$0")/lib.sh"
+oracle=$(dirname "$0")/oracle
+
+ZRAM_MODULE=zram bash "$oracle/corpus.sh" >/tmp/oracle.c 2>&1
+ZRAM_MODULE=zram_rs bash "$oracle/corpus.sh" >/tmp/oracle.rs 2>&1
+check "C zram ran the corpus to the end" grep -q '^unload: 0 0' /tmp/oracle.c
+check "zram_rs ran the corpus to the end" grep -q '^unload: 0 0' /tmp/oracle.rs
+check_eq "same number of transcript lines" "$(wc -l </tmp/oracle.c)" "$(wc -l </tmp/oracle.rs)"
+
+# One case per group of lines (the words before the value), comparing every line in it.
+paste -d '\n' /tmp/oracle.c /tmp/oracle.rs | awk -v differences="$oracle/differences" '
+	BEGIN {
+		FS = "\t"
+		while ((getline line < differences) > 0) {
+			split(line, part, "\t"); expected[part[1]] = part[2]; reason[part[1]] = part[3]
+		}
+		FS = " "
+	}
+	{
+		c = $0; getline rs
+		key = c; sub(/ -> .*/, "", key)
+		group = key; n = split(key, word, " ")
+		group = (n >= 3) ? word[1] " " word[2] : key
+		lines[group]++
+		if (key in expected) {
+			got = rs; sub(/^.* -> /, "", got); sub(/ \|.*/, "", got)
+			if (got != expected[key]) { bad[group] = bad[group] "\n#   " rs " (expected " expected[key] ")" }
+			else deliberate[group] = deliberate[group] "\n#   differs on purpose: " key ": " reason[key]
+		} else if (c != rs) {
+			bad[group] = bad[group] "\n#   C:       " c "\n#   zram_rs: " rs
+		}
+		if (!(group in order)) { order[group] = ++groups; name[groups] = group }
+	}
+	END {
+		for (i = 1; i <= groups; i++) {
+			g = name[i]
+			if (g in bad) print "FAIL\t" g "\t" lines[g] bad[g]
+			else print "PASS\t" g "\t" lines[g] deliberate[g]
+		}
+	}
+' >/tmp/oracle.result
+total=0
+while IFS=$'\t' read -r verdict group count; do
+	[ -n "$verdict" ] || continue
+	case $verdict in
+	PASS | FAIL) ;;
+	*) echo "$verdict"; continue ;; # detail lines of the previous group
+	esac
+	total=$((total + count))
+	if [ "$verdict" = PASS ]; then
+		ktap_test_pass "same as C zram: $group ($count cases)"
+	else
+		ktap_test_fail "same as C zram: $group ($count cases)"
+	fi
+done < <(sed 's/^#   /#\t/' /tmp/oracle.result | awk -F'\t' '$1 == "#" { print "# " $2; next } { print }')
+ktap_print_msg "$total transcript lines compared"
+rm -f /tmp/oracle.c /tmp/oracle.rs /tmp/oracle.result
+finish

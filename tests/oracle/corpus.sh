@@ -1,0 +1,134 @@
+#!/bin/bash
+# The differential corpus: drives one zram driver (ZRAM_MODULE=zram or zram_rs) through every
+# attribute's reads and a corpus of bad and good writes in each device state, and prints one
+# transcript line per step: "<case> -> <result> | <state afterwards>". Run it against C zram and
+# zram_rs in the same boot and compare the transcripts (tests/95-oracle.sh).
+#
+# Cases listed in tests/oracle/differences are not run against C zram: they make C zram log a
+# kernel warning (see that file), which would fail the run.
+set -u
+module=${ZRAM_MODULE:?zram or zram_rs}
+here=$(cd "$(dirname "$0")" && pwd)
+z=/sys/block/zram0
+dev=/dev/zram0
+
+# Each step runs hundreds of times: only shell builtins here (a fork costs ~25 ms under TCG).
+errfile=/tmp/corpus.err
+# write_result FILE VALUE: one write(2); sets $result to OK or the error text.
+write_result() {
+	if { printf '%s' "$2" >"$1"; } 2>"$errfile"; then
+		result=OK
+	else
+		read -r result <"$errfile"
+		result=${result##*write error: }
+		result=${result##*: }
+	fi
+}
+
+result_of_read() {
+	local out
+	if out=$(cat "$1" 2>&1); then
+		printf '%s' "$out" | tr '\n' '|'
+	else
+		echo "ERR ${out##*: }"
+	fi
+}
+
+# Sets $state to what the device looks like now.
+read_state() {
+	local init size alg mm
+	read -r init <$z/initstate
+	read -r size <$z/disksize
+	read -r alg <$z/comp_algorithm
+	read -r -a mm <$z/mm_stat
+	state="init=$init size=$size alg=$alg limit=${mm[3]}"
+}
+
+declare -A not_on_c=()
+while IFS=$'\t' read -r key _; do
+	not_on_c[$key]=1
+done <"$here/differences"
+
+# record CASE ATTR VALUE: one write and what it did.
+record() {
+	local quoted key
+	printf -v quoted '%q' "$3"
+	key="$1 $2 $quoted"
+	if [ "$module" = zram ] && [ -n "${not_on_c[$key]:-}" ]; then
+		echo "$key -> (not run on C zram) | -"
+		return
+	fi
+	write_result "$z/$2" "$3"
+	read_state
+	echo "$key -> $result | $state"
+}
+
+attributes="disksize initstate reset compact mem_limit mem_used_max idle max_comp_streams comp_algorithm io_stat mm_stat debug_stat algorithm_params"
+writable="disksize reset compact mem_limit mem_used_max idle max_comp_streams comp_algorithm algorithm_params"
+long=$(head -c 200 /dev/zero | tr '\0' x)
+values=($'\n' " " "garbage" "-1" "0" "1" "+1" $'1\n' $'1\n\n' "1 " "2" "65535" "65536" \
+	"4096" "4097" "64M" "1K" "0x10" "010" "18446744073709551616" "18446744073709551615" "1E" \
+	"99999999999999999999999" "lz4" $'lz4\n' "LZ4" "lzo" "zstd" "all" $'all\n' "alls" \
+	"level=1" "level" "level=" "level=x" "algo=zstd" "algo=lzo-rle level=2" "priority=1" \
+	"priority=-1" "dict=/nonexistent" '"level=3"' "$long")
+
+modprobe "$module" num_devices=1 || { echo "cannot load $module"; exit 1; }
+echo "load: devices=$(ls -d /sys/block/zram* | wc -l) control=$(ls /sys/class/zram-control | tr '\n' ' ')"
+for a in $attributes; do
+	echo "mode $a -> $(stat -c %a $z/$a 2>&1)"
+done
+echo "hot_add mode -> $(stat -c %a /sys/class/zram-control/hot_add) hot_remove mode -> $(stat -c %a /sys/class/zram-control/hot_remove)"
+
+# Reads in each state.
+for a in $attributes; do echo "uninit read $a -> $(result_of_read $z/$a)"; done
+echo 64M >$z/disksize
+for a in $attributes; do
+	case $a in mm_stat | debug_stat) continue ;; esac # sizes depend on the allocator's page use
+	echo "init read $a -> $(result_of_read $z/$a)"
+done
+echo 1 >$z/reset
+
+# Writes in each state, each from a fresh device in that state.
+for a in $writable; do
+	for v in "${values[@]}"; do
+		echo 1 >$z/reset
+		record uninit "$a" "$v"
+	done
+	for v in "${values[@]}"; do
+		echo 1 >$z/reset
+		echo 64M >$z/disksize
+		record init "$a" "$v"
+	done
+done
+echo 1 >$z/reset
+echo 64M >$z/disksize
+exec 3<$dev
+for a in $writable; do
+	for v in "${values[@]}"; do record open "$a" "$v"; done
+done
+exec 3<&-
+echo 1 >$z/reset
+echo 64M >$z/disksize
+mkfs.ext4 -q $dev && mkdir -p /mnt/oracle && mount $dev /mnt/oracle
+for a in $writable; do
+	for v in "${values[@]}"; do record mounted "$a" "$v"; done
+done
+umount /mnt/oracle
+echo 1 >$z/reset
+
+# The control class.
+echo "hot_add -> $(cat /sys/class/zram-control/hot_add)"
+for v in $'\n' "-1" "garbage" "7" "2147483648" "1x" "+1"; do
+	write_result /sys/class/zram-control/hot_remove "$v"
+	echo "hot_remove $(printf '%q' "$v") -> $result | $(ls -d /sys/block/zram* | tr '\n' ' ')"
+	[ -e /sys/block/zram1 ] || cat /sys/class/zram-control/hot_add >/dev/null
+done
+exec 3</dev/zram1
+write_result /sys/class/zram-control/hot_remove 1
+echo "hot_remove busy -> $result"
+exec 3<&-
+write_result /sys/class/zram-control/hot_remove 1
+echo "hot_remove idle -> $result"
+echo "read hot_remove -> $(result_of_read /sys/class/zram-control/hot_remove)"
+rmmod "$module"
+echo "unload: $(ls /sys/class | grep -c zram-control) $(ls /sys/block | grep -c zram)"
