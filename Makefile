@@ -7,10 +7,12 @@
 #   make module   build zram_rs.ko        make kernel   build the test kernel
 #   make fmt      rustfmt the sources     make clean    drop the module's build products
 #
-# ARCH=x86_64 (default) or arm64; ACCEL=tcg (default) or kvm.
+# ARCH=x86_64 (default) or arm64; KCONFIG=debug for the debug kernel; ACCEL=tcg (default) or kvm.
 
 ARCH ?= x86_64
 export ARCH_NAME := $(ARCH)
+# KCONFIG=debug adds kconfig/debug.config (KASAN, lockdep, atomic-sleep checks, kmemleak).
+export KCONFIG_VARIANT := $(KCONFIG)
 export ACCEL
 override TESTS := $(foreach t,$(TESTS),$(abspath $(t)))
 export TESTS

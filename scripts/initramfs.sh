@@ -55,6 +55,12 @@ for tool in "${tools[@]}"; do
 	cp -L "$root$tool" "$stage/usr/local/bin/$(basename "$tool")"
 	copy_libs_of "$root$tool"
 done
+# The project's own test program, built static for the guest.
+case $ARCH_NAME in
+x86_64) cc=gcc ;;
+arm64) cc=aarch64-linux-gnu-gcc ;;
+esac
+$cc -static -O2 -Wall -Wextra -o "$stage/usr/local/bin/memfill" "$ZRAM_RS_TOP/tools/memfill.c"
 # Scripts that start with #!/bin/bash (the kernel's selftests do).
 ln -sf /usr/local/bin/bash "$stage/bin/bash"
 if [ -e "$stage/usr/local/bin/mke2fs" ]; then

@@ -43,7 +43,7 @@ set +e
 timeout "$VM_TIMEOUT" "${qemu[@]}" -m "$MEM" -smp "$SMP" -nographic -no-reboot -net none \
 	-kernel "$image" -initrd "$initrd" \
 	-append "console=$console panic=-1 loglevel=3 zram_rs.mode=$mode" \
-	</dev/null 2>&1 | tr -d '\r' | tee "$log" | grep --line-buffered -v '^VM-DMESG' | \
+	</dev/null 2>&1 | sed -u 's/\r$//' | tee "$log" | grep --line-buffered -v '^VM-DMESG' | \
 	if [ "$mode" = run ]; then
 		awk '/VM: up/ { shown = 1; sub(/.*VM: up/, "VM: up") } shown && !/reboot: Restarting/ { print; fflush() }'
 	else

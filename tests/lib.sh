@@ -52,7 +52,26 @@ zram_load() {
 	modprobe zram_rs "$@"
 }
 
-# Unloads zram_rs after releasing every device it may still have in use.
+# On a kernel with kmemleak: reports unreferenced objects allocated by zram_rs, while the module
+# is still loaded so that its addresses resolve to symbols. An object must be 5 s old to count.
+kmemleak_check() {
+	local report=/sys/kernel/debug/kmemleak
+	[ -e $report ] || return 0
+	sleep 6
+	echo scan >$report
+	echo scan >$report
+	if grep -q zram_rs $report; then
+		ktap_print_msg "kmemleak:"
+		sed 's/^/# /' $report
+		ktap_test_fail "kmemleak finds no zram_rs object leaked"
+	else
+		ktap_test_pass "kmemleak finds no zram_rs object leaked"
+	fi
+	echo clear >$report
+}
+
+# Unloads zram_rs after releasing every device it may still have in use (and, on a kmemleak
+# kernel, checks for leaks first).
 zram_unload() {
 	local dev
 	for dev in /dev/zram*; do
@@ -60,6 +79,7 @@ zram_unload() {
 		swapoff "$dev" 2>/dev/null
 		umount "$dev" 2>/dev/null
 	done
+	kmemleak_check
 	rmmod zram_rs
 }
 

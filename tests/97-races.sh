@@ -1,0 +1,95 @@
+#!/bin/bash
+# Races and faults: hot_add/hot_remove against readers, reset against opens, discard against
+# reads and writes, compact and mem_used_max during I/O, mem_limit exhaustion while swapping.
+# Each loop is bounded; what must hold is no oops, hang or leak (checked by the VM after the
+# script) and no data lost.
+. "$(dirname "$0")/lib.sh"
+
+zram_load
+z=$(sysblock 0)
+dev=/dev/zram0
+
+# hot_add/hot_remove while other processes read every device's attributes.
+(for _ in $(seq 1 150); do cat /sys/block/zram*/mm_stat /sys/block/zram*/comp_algorithm >/dev/null 2>&1; done) &
+reader=$!
+ok=true
+for _ in $(seq 1 60); do
+	id=$(cat /sys/class/zram-control/hot_add) || ok=false
+	echo 4M >/sys/block/zram$id/disksize || ok=false
+	echo "$id" >/sys/class/zram-control/hot_remove || ok=false
+done
+wait $reader
+check "60 hot_add/disksize/hot_remove rounds beside readers" $ok
+check_eq "only zram0 is left" zram0 "$(ls /sys/block | grep zram)"
+
+# reset against opens: each either wins or gets EBUSY, nothing else.
+(for _ in $(seq 1 100); do dd if=$dev of=/dev/null bs=4k count=1 2>/dev/null; done) &
+opener=$!
+other=0
+for _ in $(seq 1 100); do
+	r=$(write_attr $z/reset 1)
+	case $r in OK | "Device or resource busy") ;; *) other=$((other + 1)) ;; esac
+	echo 4M >$z/disksize 2>/dev/null
+done
+wait $opener
+check_eq "reset against opens: only OK or EBUSY" 0 $other
+
+# discard against reads and writes of other regions, then the data is checked.
+echo 1 >$z/reset
+echo 64M >$z/disksize
+dd if=/dev/urandom of=/tmp/keep bs=1M count=8 2>/dev/null
+dd if=/tmp/keep of=$dev bs=1M seek=32 oflag=direct 2>/dev/null
+(for _ in $(seq 1 60); do blkdiscard -o 0 -l $((16 << 20)) $dev; done) &
+discarder=$!
+(for _ in $(seq 1 60); do dd if=/dev/urandom of=$dev bs=64k count=16 seek=4 oflag=direct 2>/dev/null; done) &
+writer=$!
+for _ in $(seq 1 60); do dd if=$dev of=/dev/null bs=64k count=32 iflag=direct 2>/dev/null; done
+wait $discarder $writer
+check "data outside the discarded range survives" cmp -s /tmp/keep <(dd if=$dev bs=1M skip=32 count=8 iflag=direct 2>/dev/null)
+
+# compact and mem_used_max while fio writes and verifies.
+(for _ in $(seq 1 80); do echo 1 >$z/compact; echo 0 >$z/mem_used_max; done) &
+poker=$!
+fio --name=busy --filename=$dev --direct=1 --rw=randwrite --bs=4k --size=16M --offset=0 \
+	--buffer_compress_percentage=50 --refill_buffers --verify=crc32c --verify_fatal=1 \
+	--numjobs=2 --offset_increment=16M --output=/tmp/fio.out >/dev/null 2>&1
+rc=$?
+wait $poker
+check "fio verify while compact and mem_used_max are written" test $rc = 0
+[ $rc = 0 ] || tail -15 /tmp/fio.out | sed 's/^/# /'
+
+# mem_limit exhaustion while swapping: swap writes fail, what was stored stays intact.
+echo 1 >$z/reset
+echo 16M >$z/mem_limit
+echo 256M >$z/disksize
+mkswap $dev >/dev/null
+swapon $dev
+cg=/sys/fs/cgroup/zram_rs_limit
+echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+mkdir -p $cg /mnt/limit
+echo 48M >$cg/memory.max
+mount -t tmpfs -o size=200M tmpfs /mnt/limit
+# When swap writes fail the cgroup runs out of memory and memfill is killed: expected.
+echo "zram_rs-test: expect oom begin" >/dev/kmsg
+bash -c "
+	echo \$\$ > $cg/cgroup.procs
+	yes 'text that compresses into the limit' | head -c \$((64 << 20)) > /mnt/limit/text
+	sha256sum /mnt/limit/text > /tmp/limit.sums
+	memfill 160 1 > /tmp/memfill.out 2>&1
+	echo \$? > /tmp/memfill.rc
+" 2>/dev/null
+echo "zram_rs-test: expect oom end" >/dev/kmsg
+ktap_print_msg "memfill under a 16 MiB limit: exit $(cat /tmp/memfill.rc 2>/dev/null || echo killed); io_stat: $(cat $z/io_stat); mm_stat: $(cat $z/mm_stat)"
+check "the kernel saw failed swap writes" test "$(field 2 $z/io_stat)" -gt 0
+check "memory stayed within the limit" test "$(field 3 $z/mm_stat)" -le $((16 << 20))
+check "data swapped before the limit is intact" sha256sum -c --quiet /tmp/limit.sums
+echo max >$cg/memory.max
+echo 0 >$z/mem_limit
+check "swapoff after exhaustion" swapoff $dev
+check "data intact after swapoff" sha256sum -c --quiet /tmp/limit.sums
+umount /mnt/limit
+rmdir $cg
+
+rm -f /tmp/keep /tmp/fio.out /tmp/limit.sums /tmp/memfill.out /tmp/memfill.rc
+zram_unload
+finish
