@@ -1,0 +1,92 @@
+#!/bin/bash
+# The benchmark `make bench` boots: for every cell, C zram.ko and zram_rs.ko take turns
+# (load, configure, prefill, measure, reset, unload) REPS times, so that the machine's noise hits
+# both alike. Prints machine-readable lines for the host to tabulate:
+#   RESULT <cell> <driver> <rep> <fio terse v3 line>
+#   SEED <driver> <rep> <seconds>      (dd of 100 MB of same-filled data, page cache)
+#   MEMORY <driver> <rep> <mem_used_total>
+#   STOSQ <GB/s>
+set -u
+reps=${BENCH_REPS:-5}
+size=${BENCH_SIZE:-32M}
+drivers="zram zram_rs"
+z=/sys/block/zram0
+dev=/dev/zram0
+
+setup() { # DRIVER ALGORITHM
+	modprobe "$1" num_devices=1 || exit 1
+	echo "$2" >$z/comp_algorithm
+	echo 1G >$z/disksize
+}
+teardown() { # DRIVER
+	echo 1 >$z/reset
+	rmmod "$1"
+}
+
+# run_cell NAME ALGORITHM RW BS NUMJOBS BUFFER_OPTIONS...
+run_cell() {
+	local name=$1 algorithm=$2 rw=$3 bs=$4 jobs=$5
+	shift 5
+	local common=(--filename=$dev --direct=1 --ioengine=psync --size=$size --numjobs=$jobs
+		--offset_increment=$size --group_reporting --output-format=terse --terse-version=3 "$@")
+	for rep in $(seq 1 "$reps"); do
+		for driver in $drivers; do
+			setup $driver $algorithm
+			case $rw in
+			read | randread)
+				fio --name=prefill --rw=write --bs=1M "${common[@]}" >/dev/null 2>&1
+				;;
+			esac
+			line=$(fio --name="$name" --rw=$rw --bs=$bs "${common[@]}" 2>/dev/null | tail -n 1)
+			echo "RESULT $name $driver $rep $line"
+			teardown $driver
+		done
+	done
+}
+
+echo "BENCH: reps=$reps size=$size cpus=$(nproc) $(uname -r) $(uname -m)"
+buffers=(
+	"zero lz4 --zero_buffers"
+	"same lz4 --buffer_pattern=0x0df0fecaefbeadde"
+	"compressible-lz4 lz4 --buffer_compress_percentage=60 --refill_buffers"
+	"compressible-zstd zstd --buffer_compress_percentage=60 --refill_buffers"
+	"random lz4 --refill_buffers"
+)
+for buffer in "${buffers[@]}"; do
+	read -r kind algorithm options <<<"$buffer"
+	for jobs in 1 2; do
+		run_cell "$kind/seqwrite/j$jobs" $algorithm write 1M $jobs $options
+		run_cell "$kind/seqread/j$jobs" $algorithm read 1M $jobs $options
+		run_cell "$kind/randwrite/j$jobs" $algorithm randwrite 4k $jobs $options
+		run_cell "$kind/randread/j$jobs" $algorithm randread 4k $jobs $options
+	done
+done
+
+# The 2017 memset_l measurement: 100 MB of non-zero same-filled data, read with dd.
+for rep in $(seq 1 "$reps"); do
+	for driver in $drivers; do
+		setup $driver lzo-rle
+		fio --name=seed --filename=$dev --rw=write --bs=1M --size=100M --direct=1 \
+			--buffer_pattern=0x0df0fecaefbeadde >/dev/null 2>&1
+		echo 3 >/proc/sys/vm/drop_caches
+		start=$(date +%s.%N)
+		dd if=$dev of=/dev/null count=$((100 * 1024 * 1024 / 512)) 2>/dev/null
+		end=$(date +%s.%N)
+		echo "SEED $driver $rep $(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.4f", e - s }')"
+		teardown $driver
+	done
+done
+
+# Memory: the same compressible data set with each driver.
+for rep in $(seq 1 "$reps"); do
+	for driver in $drivers; do
+		setup $driver lz4
+		fio --name=memory --filename=$dev --rw=write --bs=1M --size=256M --direct=1 \
+			--buffer_compress_percentage=60 --refill_buffers --randseed=$rep >/dev/null 2>&1
+		echo "MEMORY $driver $rep $(awk '{ print $3 }' $z/mm_stat)"
+		teardown $driver
+	done
+done
+
+[ -x /usr/local/bin/stosq ] && echo "STOSQ $(stosq 2 | awk '{ print $2 }')"
+echo "BENCH: done"
