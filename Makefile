@@ -4,6 +4,7 @@
 #   make run      build everything, boot the VM, swap to zram_rs, show mm_stat
 #   make check    every test: host cargo test, source checks, the VM suite
 #   make vmtest TESTS="a.sh /abs/b.sh"   boot the VM and run just these test scripts
+#   make bench    C zram vs zram_rs in one VM boot (measurements, not tests)
 #   make module   build zram_rs.ko        make kernel   build the test kernel
 #   make fmt      rustfmt the sources     make clean    drop the module's build products
 #
@@ -21,7 +22,7 @@ unexport ARCH
 
 SCRIPTS := $(CURDIR)/scripts
 
-.PHONY: run check vmtest module kernel deps fmt clean
+.PHONY: run check vmtest bench module kernel deps fmt clean
 
 deps:
 	@$(SCRIPTS)/install-deps.sh
@@ -36,6 +37,9 @@ vmtest: deps
 	@test -n "$(TESTS)" || { echo 'usage: make vmtest TESTS="a.sh b.sh"'; exit 2; }
 	@$(SCRIPTS)/vm.sh test $(TESTS)
 
+bench: deps
+	@$(SCRIPTS)/bench.sh
+
 module: deps
 	@$(SCRIPTS)/module.sh
 
@@ -44,7 +48,7 @@ kernel: deps
 
 fmt: deps
 	@. $(SCRIPTS)/env.sh && rustfmt --edition 2021 --config-path "$$KSRC/.rustfmt.toml" \
-		src/*.rs host/src/*.rs host/tests/*.rs
+		src/*.rs host/src/*.rs host/tests/*.rs host/benches/*.rs
 
 clean:
 	@. $(SCRIPTS)/env.sh && rm -rf "$$ZRAM_RS_CACHE/module" "$$ZRAM_RS_CACHE/vm" target

@@ -32,7 +32,7 @@ fi
 
 echo "== source checks"
 rustfmt --check --edition 2021 --config-path "$KSRC/.rustfmt.toml" "$ZRAM_RS_TOP"/src/*.rs \
-	"$ZRAM_RS_TOP"/host/src/*.rs "$ZRAM_RS_TOP"/host/tests/*.rs
+	"$ZRAM_RS_TOP"/host/src/*.rs "$ZRAM_RS_TOP"/host/tests/*.rs "$ZRAM_RS_TOP"/host/benches/*.rs
 record "rustfmt --check" $?
 build_log=$(mktemp)
 ZRAM_RS_REBUILD=1 "$here/module.sh" CLIPPY=1 >"$build_log" 2>&1

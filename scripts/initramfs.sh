@@ -61,6 +61,9 @@ x86_64) cc=gcc ;;
 arm64) cc=aarch64-linux-gnu-gcc ;;
 esac
 $cc -static -O2 -Wall -Wextra -o "$stage/usr/local/bin/memfill" "$ZRAM_RS_TOP/tools/memfill.c"
+if [ "$ARCH_NAME" = x86_64 ]; then
+	$cc -static -O2 -Wall -Wextra -o "$stage/usr/local/bin/stosq" "$ZRAM_RS_TOP/tools/stosq.c"
+fi
 # Scripts that start with #!/bin/bash (the kernel's selftests do).
 ln -sf /usr/local/bin/bash "$stage/bin/bash"
 if [ -e "$stage/usr/local/bin/mke2fs" ]; then

@@ -1,5 +1,7 @@
 #!/bin/bash
 # usage: vm.sh run              boot the VM and run the demo (guest/demo.sh)
+#        vm.sh bench            boot the VM and run the benchmark (guest/bench.sh; BENCH_REPS,
+#                               BENCH_SIZE)
 #        vm.sh test SCRIPT...   boot the VM, run kselftest-style scripts, report their TAP
 # Builds the kernel (cached) and zram_rs.ko first. Environment: ARCH_NAME (x86_64 | arm64),
 # KCONFIG_VARIANT, ACCEL (tcg by default: KVM does not work on the machines this was made on),
@@ -13,6 +15,8 @@ shift
 ACCEL=${ACCEL:-tcg}
 SMP=${SMP:-2}
 if [ "$mode" = run ]; then MEM=${MEM:-512M}; else MEM=${MEM:-1G}; fi
+extra_append=
+[ "$mode" != bench ] || extra_append="zram_rs.reps=${BENCH_REPS:-5} zram_rs.size=${BENCH_SIZE:-32M}"
 VM_TIMEOUT=${VM_TIMEOUT:-2400}
 
 kdir=$("$here/kernel.sh" | tail -n 1)
@@ -42,10 +46,11 @@ start=$(date +%s)
 set +e
 timeout "$VM_TIMEOUT" "${qemu[@]}" -m "$MEM" -smp "$SMP" -nographic -no-reboot -net none \
 	-kernel "$image" -initrd "$initrd" \
-	-append "console=$console panic=-1 loglevel=3 zram_rs.mode=$mode" \
+	-append "console=$console panic=-1 loglevel=3 zram_rs.mode=$mode $extra_append" \
 	</dev/null 2>&1 | sed -u 's/\r$//' | tee "$log" | grep --line-buffered -v '^VM-DMESG' | \
-	if [ "$mode" = run ]; then
-		awk '/VM: up/ { shown = 1; sub(/.*VM: up/, "VM: up") } shown && !/reboot: Restarting/ { print; fflush() }'
+	if [ "$mode" != test ]; then
+		# (bench: the RESULT lines stay in the log for the report)
+		awk '/VM: up/ { shown = 1; sub(/.*VM: up/, "VM: up") } shown && !/reboot: Restarting/ && !/^RESULT / { print; fflush() }'
 	else
 		grep --line-buffered -E '^(VM: |ok |not ok |# |Bail out)'
 	fi
@@ -62,7 +67,7 @@ if grep -q '^VM: KERNEL_PROBLEM' "$log"; then
 	grep '^VM-DMESG' "$log" | head -60 | sed 's/^/    /'
 fi
 
-if [ "$mode" = run ]; then
+if [ "$mode" != test ]; then
 	grep -q '^VM: DEMO_EXIT rc=0' "$log" && grep -q '^VM: ALL_DONE' "$log" &&
 		! grep -q '^VM: KERNEL_PROBLEM' "$log"
 	exit

@@ -1,6 +1,10 @@
 //! `cargo bench`: nanoseconds per 4 KiB page for the same-element scan and the fill, beside a
 //! plain word loop written the way C zram's `page_same_filled()` and a `for` fill are. A
 //! measurement printed as a table, not a test: nothing here passes or fails.
+//!
+//! With `ZRAM_RS_COUNT=<case>` it instead runs one routine `COUNT_ROUNDS` times and exits, for
+//! `valgrind --tool=callgrind` to count instructions (`scripts/bench.sh` does this); the case
+//! `none` runs the same set-up with no routine, as the baseline.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -24,6 +28,7 @@ impl Page {
 }
 
 /// C zram's `page_same_filled()`: last word first, then one word at a time.
+#[inline(never)]
 fn c_style_scan(page: &[u64; WORDS]) -> Option<u64> {
     let first = page[0];
     if first != page[WORDS - 1] {
@@ -38,6 +43,7 @@ fn c_style_scan(page: &[u64; WORDS]) -> Option<u64> {
 }
 
 /// A plain word loop fill.
+#[inline(never)]
 fn naive_fill(page: &mut [u64; WORDS], word: u64) {
     for slot in page.iter_mut() {
         // Volatile so the compiler keeps the loop a loop, as `memset_l`'s generic C is.
@@ -56,6 +62,46 @@ fn time_per_page(iterations: u32, mut f: impl FnMut()) -> f64 {
     start.elapsed().as_nanos() as f64 / f64::from(iterations)
 }
 
+/// Rounds per case in counting mode.
+const COUNT_ROUNDS: u32 = 1000;
+
+fn count_mode(case: &str, pages: &[(&str, &Page)], target: &mut Page) {
+    for _ in 0..COUNT_ROUNDS {
+        match case {
+            "none" => {}
+            "fill-ours" => fill(
+                black_box(target.bytes_mut()),
+                0,
+                black_box(0xdead_beef_cafe_f00d),
+            ),
+            "fill-loop" => naive_fill(black_box(&mut target.0), black_box(0xdead_beef_cafe_f00d)),
+            _ => {
+                let (kind, which) = case.split_once(':').unwrap_or((case, ""));
+                let page = pages
+                    .iter()
+                    .find(|(name, _)| *name == which)
+                    .map(|(_, p)| *p);
+                let Some(page) = page else {
+                    eprintln!("unknown case {case}");
+                    std::process::exit(2);
+                };
+                match kind {
+                    "scan-ours" => {
+                        black_box(same_filled(black_box(page.bytes())));
+                    }
+                    "scan-loop" => {
+                        black_box(c_style_scan(black_box(&page.0)));
+                    }
+                    _ => {
+                        eprintln!("unknown case {case}");
+                        std::process::exit(2);
+                    }
+                }
+            }
+        }
+    }
+}
+
 fn main() {
     let iterations = 200_000;
     let zero = Box::new(Page([0; WORDS]));
@@ -71,6 +117,18 @@ fn main() {
         state ^= state >> 7;
         state ^= state << 17;
         *word = state;
+    }
+
+    if let Ok(case) = std::env::var("ZRAM_RS_COUNT") {
+        let mut target = Box::new(Page([0; WORDS]));
+        let pages = [
+            ("same", &*pattern),
+            ("middle", &*differs_in_middle),
+            ("last", &*differs_at_end),
+            ("random", &*random),
+        ];
+        count_mode(&case, &pages, &mut target);
+        return;
     }
 
     println!("same-element scan and fill, ns per 4 KiB page ({iterations} iterations each)");

@@ -69,10 +69,9 @@ for rep in $(seq 1 "$reps"); do
 		fio --name=seed --filename=$dev --rw=write --bs=1M --size=100M --direct=1 \
 			--buffer_pattern=0x0df0fecaefbeadde >/dev/null 2>&1
 		echo 3 >/proc/sys/vm/drop_caches
-		start=$(date +%s.%N)
-		dd if=$dev of=/dev/null count=$((100 * 1024 * 1024 / 512)) 2>/dev/null
-		end=$(date +%s.%N)
-		echo "SEED $driver $rep $(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.4f", e - s }')"
+		TIMEFORMAT=%3R
+		seconds=$( { time dd if=$dev of=/dev/null count=$((100 * 1024 * 1024 / 512)) 2>/dev/null; } 2>&1)
+		echo "SEED $driver $rep $seconds"
 		teardown $driver
 	done
 done

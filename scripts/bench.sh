@@ -1,0 +1,34 @@
+#!/bin/bash
+# make bench: C zram.ko against zram_rs.ko in one VM boot, cell by cell, the drivers taking
+# turns BENCH_REPS times (default 5); then instruction counts of the scan and fill on this
+# machine with callgrind. Writes results/bench-<time>/ (console log, CSV, JSON, chart PNG) and
+# prints the table. A measurement, not a test: it exits 0 whenever it measured.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/env.sh"
+export BENCH_REPS=${BENCH_REPS:-5}
+export BENCH_SIZE=${BENCH_SIZE:-32M}
+out=$ZRAM_RS_TOP/results/bench-$(date +%Y%m%d-%H%M%S)
+mkdir -p "$out"
+
+python3 -c 'import matplotlib' 2>/dev/null || pip install -q matplotlib >&2
+
+echo "bench: guest part (TCG unless ACCEL=kvm; only same-boot ratios mean anything under TCG)"
+"$here/vm.sh" bench
+cp "$ZRAM_RS_CACHE/vm/$ARCH_NAME/console-bench.log" "$out/console.log"
+
+echo "bench: host part: instructions per 4 KiB page (valgrind --tool=callgrind)"
+(cd "$ZRAM_RS_TOP" && cargo bench -p zram_rs_logic --no-run -q 2>/dev/null)
+binary=$(find "$ZRAM_RS_TOP/target/release/deps" -name 'same_fill-*' -type f -executable -printf '%T@ %p\n' |
+	sort -n | tail -n 1 | cut -d' ' -f2)
+: >"$out/callgrind.txt"
+for case in none scan-ours:same scan-loop:same scan-ours:middle scan-loop:middle scan-ours:last \
+	scan-loop:last scan-ours:random scan-loop:random fill-ours fill-loop; do
+	ZRAM_RS_COUNT=$case valgrind --tool=callgrind --callgrind-out-file="$out/cg.out" "$binary" >/dev/null 2>&1
+	total=$(callgrind_annotate "$out/cg.out" | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }')
+	echo "$case $total" >>"$out/callgrind.txt"
+done
+rm -f "$out/cg.out"
+
+python3 "$here/bench_report.py" "$out"
+echo "bench: results in $out"

@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Tabulates a `make bench` run: per cell the median of each driver, the ratio zram_rs / C
+(throughput; above 1 is better for zram_rs) with the min-max of the per-repetition ratios,
+system time per GiB from fio's own accounting, the seed experiment, memory, the rep-stosq
+limit and the host instruction counts. Writes results.csv, results.json and ratios.png."""
+
+import csv
+import json
+import statistics
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+out = Path(sys.argv[1])
+log = (out / "console.log").read_text(errors="replace").splitlines()
+
+# fio terse v3: read kB 6, read KiB/s 7, read runtime ms 9; write kB 47, KiB/s 48,
+# runtime 50; usr% 88, sys% 89 (1-based).
+runs = defaultdict(lambda: defaultdict(dict))  # cell -> driver -> rep -> (bw, sys_s_per_gib)
+seed = defaultdict(dict)
+memory = defaultdict(dict)
+stosq = None
+header = ""
+for line in log:
+    words = line.split(" ", 4)
+    if line.startswith("BENCH: reps"):
+        header = line
+    elif line.startswith("RESULT ") and len(words) == 5:
+        _, cell, driver, rep, terse = words
+        f = terse.split(";")
+        if len(f) < 89:
+            continue
+        read_kb, write_kb = float(f[5]), float(f[46])
+        if write_kb > 0:
+            kb, bw, runtime = write_kb, float(f[47]), float(f[49])
+        else:
+            kb, bw, runtime = read_kb, float(f[6]), float(f[8])
+        sys_pct = float(f[88].rstrip("%"))
+        gib = kb / (1024 * 1024)
+        sys_per_gib = (sys_pct / 100.0) * (runtime / 1000.0) / gib if gib else 0.0
+        runs[cell][driver][int(rep)] = (bw, sys_per_gib)
+    elif line.startswith("SEED "):
+        _, driver, rep, seconds = line.split()
+        seed[driver][int(rep)] = 100 * 1024 * 1024 / float(seconds) / 1e6  # MB/s
+    elif line.startswith("MEMORY "):
+        _, driver, rep, used = line.split()
+        memory[driver][int(rep)] = int(used)
+    elif line.startswith("STOSQ "):
+        stosq = float(line.split()[1])
+
+
+def summarise(per_driver, higher_is_better=True):
+    c, rs = per_driver.get("zram", {}), per_driver.get("zram_rs", {})
+    reps = sorted(set(c) & set(rs))
+    if not reps:
+        return None
+    value = lambda d, r: d[r][0] if isinstance(d[r], tuple) else d[r]
+    ratios = [value(rs, r) / value(c, r) if higher_is_better else value(rs, r) / value(c, r) for r in reps]
+    return {
+        "c_median": statistics.median(value(c, r) for r in reps),
+        "rs_median": statistics.median(value(rs, r) for r in reps),
+        "ratio_median": statistics.median(ratios),
+        "ratio_min": min(ratios),
+        "ratio_max": max(ratios),
+        "reps": len(reps),
+    }
+
+
+rows = []
+for cell in runs:
+    s = summarise(runs[cell])
+    if not s:
+        continue
+    sys_c = statistics.median(v[1] for v in runs[cell]["zram"].values())
+    sys_rs = statistics.median(v[1] for v in runs[cell]["zram_rs"].values())
+    rows.append({"cell": cell, "unit": "MiB/s", **{k: (v / 1024 if "median" in k and "ratio" not in k else v) for k, v in s.items()},
+                 "sys_s_per_gib_c": sys_c, "sys_s_per_gib_rs": sys_rs})
+seed_summary = summarise(seed)
+if seed_summary:
+    rows.append({"cell": "seed: dd of 100 MB same-filled", "unit": "MB/s", **seed_summary})
+memory_summary = summarise(memory)
+if memory_summary:
+    rows.append({"cell": "memory: mem_used_total, 256 MiB compressible", "unit": "bytes", **memory_summary})
+
+with open(out / "results.csv", "w", newline="") as f:
+    writer = csv.DictWriter(f, fieldnames=["cell", "unit", "c_median", "rs_median", "ratio_median",
+                                           "ratio_min", "ratio_max", "reps", "sys_s_per_gib_c", "sys_s_per_gib_rs"])
+    writer.writeheader()
+    for row in rows:
+        writer.writerow(row)
+
+counts = {}
+if (out / "callgrind.txt").exists():
+    raw = dict(line.split() for line in (out / "callgrind.txt").read_text().splitlines() if line.strip())
+    base = int(raw.get("none", 0))
+    counts = {case: (int(total) - base) / 1000 for case, total in raw.items() if case != "none"}
+json.dump({"header": header, "rows": rows, "stosq_gb_s": stosq, "instructions_per_page": counts},
+          open(out / "results.json", "w"), indent=2)
+
+print(header)
+print(f"{'cell':<44} {'C median':>11} {'zram_rs':>11} {'rs/C':>6} {'min-max':>12} {'sys s/GiB C':>12} {'zram_rs':>8}")
+for row in rows:
+    extra = ""
+    if "sys_s_per_gib_c" in row:
+        extra = f" {row['sys_s_per_gib_c']:>12.2f} {row['sys_s_per_gib_rs']:>8.2f}"
+    print(f"{row['cell']:<44} {row['c_median']:>11.1f} {row['rs_median']:>11.1f} {row['ratio_median']:>6.2f} "
+          f"{row['ratio_min']:>5.2f}-{row['ratio_max']:<5.2f}{extra}")
+print("(throughput cells: rs/C above 1 means zram_rs is faster; memory: below 1 means it uses less)")
+if stosq:
+    print(f"rep stosq in the guest: {stosq:.2f} GB/s")
+    for row in rows:
+        if row["cell"].startswith("same/seqread/"):
+            print(f"  {row['cell']}: C {row['c_median'] * 1.048576 / 1000 / stosq:.1%}, "
+                  f"zram_rs {row['rs_median'] * 1.048576 / 1000 / stosq:.1%} of it")
+if counts:
+    print("host instructions per 4 KiB page (callgrind): zram_rs vs a C-style word loop")
+    for kind in ["same", "middle", "last", "random"]:
+        ours, loop = counts.get(f"scan-ours:{kind}"), counts.get(f"scan-loop:{kind}")
+        if ours is not None and loop is not None:
+            print(f"  scan, {kind:<7}: {ours:8.0f} vs {loop:8.0f}")
+    if "fill-ours" in counts:
+        print(f"  fill          : {counts['fill-ours']:8.0f} vs {counts['fill-loop']:8.0f}")
+
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(14, 6))
+    names = [r["cell"] for r in rows]
+    values = [r["ratio_median"] for r in rows]
+    errors = [[r["ratio_median"] - r["ratio_min"] for r in rows], [r["ratio_max"] - r["ratio_median"] for r in rows]]
+    ax.bar(range(len(rows)), values, yerr=errors, color=["#4c72b0" if v >= 1 else "#dd8452" for v in values])
+    ax.axhline(1.0, color="black", linewidth=1)
+    ax.set_xticks(range(len(rows)))
+    ax.set_xticklabels(names, rotation=75, ha="right", fontsize=7)
+    ax.set_ylabel("zram_rs / C zram (median, min-max)")
+    ax.set_title("zram_rs vs C zram, same VM boot (QEMU TCG)")
+    fig.tight_layout()
+    fig.savefig(out / "ratios.png", dpi=110)
+except ImportError:
+    print("matplotlib missing: no chart")
