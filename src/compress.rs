@@ -461,12 +461,19 @@ pub(crate) fn decompress_stateless(algorithm: Algorithm, src: &[u8], dst: &mut [
     Ok(())
 }
 
+/// The lendable streams and who waits for one.
+struct Streams {
+    /// `None` marks a stream that is lent out.
+    places: KVec<Option<Stream>>,
+    /// Borrowers sleeping on `returned`; a returned stream wakes one only when there is one.
+    waiting: usize,
+}
+
 /// The streams of one device: one per online CPU at initialisation.
 #[pin_data]
 pub(crate) struct StreamPool {
-    /// `None` marks a stream that is lent out.
     #[pin]
-    streams: Mutex<KVec<Option<Stream>>>,
+    streams: Mutex<Streams>,
     #[pin]
     returned: CondVar,
 }
@@ -488,10 +495,11 @@ impl StreamPool {
         level: i32,
         count: usize,
     ) -> Result<impl PinInit<Self>> {
-        let mut streams = KVec::with_capacity(count, GFP_KERNEL)?;
+        let mut places = KVec::with_capacity(count, GFP_KERNEL)?;
         for _ in 0..count.max(1) {
-            streams.push(Some(Stream::new(algorithm, level)?), GFP_KERNEL)?;
+            places.push(Some(Stream::new(algorithm, level)?), GFP_KERNEL)?;
         }
+        let streams = Streams { places, waiting: 0 };
         Ok(pin_init!(Self {
             streams <- new_mutex!(streams, "StreamPool::streams"),
             returned <- new_condvar!("StreamPool::returned"),
@@ -502,14 +510,16 @@ impl StreamPool {
     pub(crate) fn get(&self) -> StreamGuard<'_> {
         let mut streams = self.streams.lock();
         loop {
-            if let Some(stream) = streams.iter_mut().find_map(Option::take) {
+            if let Some(stream) = streams.places.iter_mut().find_map(Option::take) {
                 // INVARIANT: holds a stream until dropped.
                 return StreamGuard {
                     pool: self,
                     stream: ManuallyDrop::new(stream),
                 };
             }
+            streams.waiting += 1;
             self.returned.wait(&mut streams);
+            streams.waiting -= 1;
         }
     }
 }
@@ -534,10 +544,13 @@ impl Drop for StreamGuard<'_> {
         let stream = unsafe { ManuallyDrop::take(&mut self.stream) };
         let mut streams = self.pool.streams.lock();
         // There is a free place: this stream came from one.
-        if let Some(free) = streams.iter_mut().find(|place| place.is_none()) {
+        if let Some(free) = streams.places.iter_mut().find(|place| place.is_none()) {
             *free = Some(stream);
         }
+        let wake = streams.waiting > 0;
         drop(streams);
-        self.pool.returned.notify_one();
+        if wake {
+            self.pool.returned.notify_one();
+        }
     }
 }
