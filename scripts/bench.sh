@@ -3,6 +3,7 @@
 # turns BENCH_REPS times (default 5); then instruction counts of the scan and fill on this
 # machine with callgrind. Writes results/bench-<time>/ (console log, CSV, JSON, chart PNG) and
 # prints the table. A measurement, not a test: it exits 0 whenever it measured.
+# BENCH_LOG=<console log of an earlier run> redoes only the host part and the report.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/env.sh"
@@ -13,9 +14,14 @@ mkdir -p "$out"
 
 python3 -c 'import matplotlib' 2>/dev/null || pip install -q matplotlib >&2
 
-echo "bench: guest part (TCG unless ACCEL=kvm; only same-boot ratios mean anything under TCG)"
-"$here/vm.sh" bench
-cp "$ZRAM_RS_CACHE/vm/$ARCH_NAME/console-bench.log" "$out/console.log"
+if [ -n "${BENCH_LOG:-}" ]; then
+	echo "bench: guest part taken from $BENCH_LOG"
+	cp "$BENCH_LOG" "$out/console.log"
+else
+	echo "bench: guest part (TCG unless ACCEL=kvm; only same-boot ratios mean anything under TCG)"
+	"$here/vm.sh" bench
+	cp "$ZRAM_RS_CACHE/vm/$ARCH_NAME/console-bench.log" "$out/console.log"
+fi
 
 echo "bench: host part: instructions per 4 KiB page (valgrind --tool=callgrind)"
 (cd "$ZRAM_RS_TOP" && cargo bench -p zram_rs_logic --no-run -q 2>/dev/null)
@@ -25,7 +31,7 @@ binary=$(find "$ZRAM_RS_TOP/target/release/deps" -name 'same_fill-*' -type f -ex
 for case in none scan-ours:same scan-loop:same scan-ours:middle scan-loop:middle scan-ours:last \
 	scan-loop:last scan-ours:random scan-loop:random fill-ours fill-loop; do
 	ZRAM_RS_COUNT=$case valgrind --tool=callgrind --callgrind-out-file="$out/cg.out" "$binary" >/dev/null 2>&1
-	total=$(callgrind_annotate "$out/cg.out" | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }')
+	total=$(callgrind_annotate "$out/cg.out" | awk '/PROGRAM TOTALS/ && !seen { gsub(",", "", $1); print $1; seen = 1 }')
 	echo "$case $total" >>"$out/callgrind.txt"
 done
 rm -f "$out/cg.out"

@@ -21,9 +21,9 @@ pub(crate) struct BouncePage {
 impl BouncePage {
     /// Allocates a page; may reclaim, never does I/O.
     pub(crate) fn new() -> Result<Self> {
+        let gfp = ffi::GFP_NOIO | bindings::__GFP_NOWARN;
         // SAFETY: plain page allocation; a lowmem page (no `__GFP_HIGHMEM`) has an address.
-        let addr =
-            unsafe { bindings::get_free_pages_noprof(ffi::GFP_NOIO | bindings::__GFP_NOWARN, 0) };
+        let addr = unsafe { bindings::get_free_pages_noprof(gfp, 0) };
         // INVARIANT: non-zero means we own a fresh page at `addr`.
         NonNull::new(addr as *mut u8)
             .map(|addr| Self { addr })

@@ -23,33 +23,27 @@ const PAGE_SIZE: usize = kernel::bindings::PAGE_SIZE;
 /// deflate's window, as the crypto API and C zram use it (raw deflate, 2 KiB window).
 const DEFLATE_WINDOW_BITS: c_int = -11;
 
+/// Whether the kernel has a compressor and its decompressor library, built in or as modules.
+macro_rules! libraries_built {
+    ($compress:ident, $decompress:ident) => {
+        cfg!(all(
+            any($compress, $compress = "m"),
+            any($decompress, $decompress = "m")
+        ))
+    };
+}
+
 /// Whether the running kernel has `algorithm`'s library.
 pub(crate) fn available(algorithm: Algorithm) -> bool {
     match algorithm {
-        Algorithm::LzoRle | Algorithm::Lzo => cfg!(all(
-            any(CONFIG_LZO_COMPRESS, CONFIG_LZO_COMPRESS = "m"),
-            any(CONFIG_LZO_DECOMPRESS, CONFIG_LZO_DECOMPRESS = "m")
-        )),
-        Algorithm::Lz4 => cfg!(all(
-            any(CONFIG_LZ4_COMPRESS, CONFIG_LZ4_COMPRESS = "m"),
-            any(CONFIG_LZ4_DECOMPRESS, CONFIG_LZ4_DECOMPRESS = "m")
-        )),
-        Algorithm::Lz4hc => cfg!(all(
-            any(CONFIG_LZ4HC_COMPRESS, CONFIG_LZ4HC_COMPRESS = "m"),
-            any(CONFIG_LZ4_DECOMPRESS, CONFIG_LZ4_DECOMPRESS = "m")
-        )),
-        Algorithm::Zstd => cfg!(all(
-            any(CONFIG_ZSTD_COMPRESS, CONFIG_ZSTD_COMPRESS = "m"),
-            any(CONFIG_ZSTD_DECOMPRESS, CONFIG_ZSTD_DECOMPRESS = "m")
-        )),
-        Algorithm::Deflate => cfg!(all(
-            any(CONFIG_ZLIB_DEFLATE, CONFIG_ZLIB_DEFLATE = "m"),
-            any(CONFIG_ZLIB_INFLATE, CONFIG_ZLIB_INFLATE = "m")
-        )),
-        Algorithm::Sw842 => cfg!(all(
-            any(CONFIG_842_COMPRESS, CONFIG_842_COMPRESS = "m"),
-            any(CONFIG_842_DECOMPRESS, CONFIG_842_DECOMPRESS = "m")
-        )),
+        Algorithm::LzoRle | Algorithm::Lzo => {
+            libraries_built!(CONFIG_LZO_COMPRESS, CONFIG_LZO_DECOMPRESS)
+        }
+        Algorithm::Lz4 => libraries_built!(CONFIG_LZ4_COMPRESS, CONFIG_LZ4_DECOMPRESS),
+        Algorithm::Lz4hc => libraries_built!(CONFIG_LZ4HC_COMPRESS, CONFIG_LZ4_DECOMPRESS),
+        Algorithm::Zstd => libraries_built!(CONFIG_ZSTD_COMPRESS, CONFIG_ZSTD_DECOMPRESS),
+        Algorithm::Deflate => libraries_built!(CONFIG_ZLIB_DEFLATE, CONFIG_ZLIB_INFLATE),
+        Algorithm::Sw842 => libraries_built!(CONFIG_842_COMPRESS, CONFIG_842_DECOMPRESS),
     }
 }
 

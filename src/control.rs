@@ -77,8 +77,8 @@ static TABLES: Shared<ClassTables> = Shared(UnsafeCell::new(ClassTables {
         attrs: unsafe { &raw mut (*TABLES.get()).attrs }.cast(),
         bin_attrs: core::ptr::null_mut(),
     },
-    // SAFETY: as above.
     groups: [
+        // SAFETY: as above.
         unsafe { &raw const (*TABLES.get()).group },
         core::ptr::null(),
     ],
@@ -183,9 +183,9 @@ unsafe extern "C" fn hot_add_show(
     };
     match registry.add() {
         Ok(id) => {
+            let length = bindings::PAGE_SIZE;
             // SAFETY: sysfs passes a `PAGE_SIZE` buffer.
-            let page =
-                unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), bindings::PAGE_SIZE) };
+            let page = unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), length) };
             let mut out = SysfsBuf::new(page);
             let _ = writeln!(out, "{id}");
             out.len() as isize
