@@ -2,7 +2,7 @@
 # The kernel's make must not inherit flags or variables from a make that called us.
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 # Everything built (kernel trees, bindgen, initramfs) lives under ZRAM_RS_CACHE, outside the repo.
-export ZRAM_RS_CACHE=${ZRAM_RS_CACHE:-$HOME/.cache/zram_rs}
+export ZRAM_RS_CACHE=${ZRAM_RS_CACHE:-${HOME:-/root}/.cache/zram_rs}
 export KSRC_TARBALL=${KSRC_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 export KSRC=${KSRC:-$ZRAM_RS_CACHE/src/linux-source-6.12}
 export BINDGEN_VERSION=0.69.5
