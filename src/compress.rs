@@ -103,6 +103,15 @@ impl Drop for DeflateContext {
     }
 }
 
+/// `level`, or the algorithm's `default` when none was asked for.
+fn level_or(level: c_int, default: c_int) -> c_int {
+    if level == NO_LEVEL {
+        default
+    } else {
+        level
+    }
+}
+
 fn zeroed_buffer(len: usize) -> Result<VVec<u8>> {
     VVec::from_elem(0u8, len, GFP_KERNEL).map_err(|_| ENOMEM)
 }
@@ -159,11 +168,7 @@ impl ZstdContext {
 
 impl DeflateContext {
     fn new(level: c_int) -> Result<Self> {
-        let level = if level == NO_LEVEL {
-            ffi::Z_DEFAULT_COMPRESSION
-        } else {
-            level
-        };
+        let level = level_or(level, ffi::Z_DEFAULT_COMPRESSION);
         let mut compress = new_zstream()?;
         let mut decompress = new_zstream()?;
         // SAFETY: the sizes come from zlib; each stream gets its own zeroed workspace, which is
@@ -224,19 +229,11 @@ impl Stream {
                 wrkmem: zeroed_buffer(ffi::LZO1X_MEM_COMPRESS)?,
             },
             Algorithm::Lz4 => Context::Lz4 {
-                acceleration: if level == NO_LEVEL {
-                    ffi::LZ4_ACCELERATION_DEFAULT
-                } else {
-                    level
-                },
+                acceleration: level_or(level, ffi::LZ4_ACCELERATION_DEFAULT),
                 wrkmem: zeroed_buffer(ffi::LZ4_MEM_COMPRESS)?,
             },
             Algorithm::Lz4hc => Context::Lz4hc {
-                level: if level == NO_LEVEL {
-                    ffi::LZ4HC_DEFAULT_CLEVEL
-                } else {
-                    level
-                },
+                level: level_or(level, ffi::LZ4HC_DEFAULT_CLEVEL),
                 wrkmem: zeroed_buffer(ffi::LZ4HC_MEM_COMPRESS)?,
             },
             Algorithm::Zstd => Context::Zstd(ZstdContext::new(level)?),
