@@ -21,6 +21,8 @@ export TESTS
 unexport ARCH
 
 SCRIPTS := $(CURDIR)/scripts
+# The recipes source scripts/env.sh, which is bash.
+SHELL := /bin/bash
 
 .PHONY: run check vmtest bench module kernel deps fmt clean
 

@@ -3,12 +3,21 @@
 # turns BENCH_REPS times (default 5); then instruction counts of the scan and fill on this
 # machine with callgrind. Writes results/bench-<time>/ (console log, CSV, JSON, chart PNG) and
 # prints the table. A measurement, not a test: it exits 0 whenever it measured.
+# BENCH_CLOCK=icount times by guest instructions instead of the host's clock (see vm.sh);
+# BENCH_ONLY=<regex> limits the cells (names as in the table, plus "seed" and "memory");
+# BENCH_PROFILE=1 adds one perf-sampled run per cell and driver (x86_64: the host's perf);
 # BENCH_LOG=<console log of an earlier run> redoes only the host part and the report.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/env.sh"
 export BENCH_REPS=${BENCH_REPS:-5}
 export BENCH_SIZE=${BENCH_SIZE:-32M}
+export BENCH_CLOCK=${BENCH_CLOCK:-wall}
+if [ "${BENCH_PROFILE:-0}" = 1 ]; then
+	[ "$ARCH_NAME" = x86_64 ] || { echo "bench: BENCH_PROFILE=1 needs ARCH=x86_64" >&2; exit 2; }
+	command -v perf >/dev/null || apt-get install -y -q linux-perf >&2
+	export GUEST_EXTRA_TOOLS="$(command -v perf)"
+fi
 out=$ZRAM_RS_TOP/results/bench-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
 
@@ -21,6 +30,7 @@ else
 	echo "bench: guest part (TCG unless ACCEL=kvm; only same-boot ratios mean anything under TCG)"
 	"$here/vm.sh" bench
 	cp "$ZRAM_RS_CACHE/vm/$ARCH_NAME/console-bench.log" "$out/console.log"
+	echo "${ACCEL:-tcg} $BENCH_CLOCK" >"$out/clock.txt"
 fi
 
 echo "bench: host part: instructions per 4 KiB page (valgrind --tool=callgrind)"

@@ -12,15 +12,21 @@ from collections import defaultdict
 from pathlib import Path
 
 out = Path(sys.argv[1])
+accel, clock = "tcg", "wall"
+if (out / "clock.txt").exists():
+    accel, clock = (out / "clock.txt").read_text().split()
+timing = {"wall": f"QEMU {accel.upper()}, wall clock",
+          "icount": f"QEMU {accel.upper()}, clock from guest instruction counts (icount)"}[clock]
 log = (out / "console.log").read_text(errors="replace").splitlines()
 
-# fio terse v3: read kB 6, read KiB/s 7, read runtime ms 9; write kB 47, KiB/s 48,
-# runtime 50; usr% 88, sys% 89 (1-based).
-runs = defaultdict(lambda: defaultdict(dict))  # cell -> driver -> rep -> (bw, sys_s_per_gib)
+# fio terse v3: read kB 6, read KiB/s 7, read runtime ms 9, read mean latency us 40; write kB
+# 47, KiB/s 48, runtime 50, mean latency 81; usr% 88, sys% 89 (1-based).
+runs = defaultdict(lambda: defaultdict(dict))  # cell -> driver -> rep -> (bw, sys_s_per_gib, lat_us)
 seed = defaultdict(dict)
 memory = defaultdict(dict)
 stosq = None
 header = ""
+profiles = defaultdict(lambda: defaultdict(list))  # cell -> driver -> [(percent, symbol)]
 for line in log:
     words = line.split(" ", 4)
     if line.startswith("BENCH: reps"):
@@ -32,19 +38,22 @@ for line in log:
             continue
         read_kb, write_kb = float(f[5]), float(f[46])
         if write_kb > 0:
-            kb, bw, runtime = write_kb, float(f[47]), float(f[49])
+            kb, bw, runtime, lat = write_kb, float(f[47]), float(f[49]), float(f[80])
         else:
-            kb, bw, runtime = read_kb, float(f[6]), float(f[8])
+            kb, bw, runtime, lat = read_kb, float(f[6]), float(f[8]), float(f[39])
         sys_pct = float(f[88].rstrip("%"))
         gib = kb / (1024 * 1024)
         sys_per_gib = (sys_pct / 100.0) * (runtime / 1000.0) / gib if gib else 0.0
-        runs[cell][driver][int(rep)] = (bw, sys_per_gib)
+        runs[cell][driver][int(rep)] = (bw, sys_per_gib, lat)
     elif line.startswith("SEED "):
         _, driver, rep, seconds = line.split()
         seed[driver][int(rep)] = 100 * 1024 * 1024 / float(seconds) / 1e6  # MB/s
     elif line.startswith("MEMORY "):
         _, driver, rep, used = line.split()
         memory[driver][int(rep)] = int(used)
+    elif line.startswith("PROFILE "):
+        _, cell, driver, percent, symbol = line.split()[:5]
+        profiles[cell][driver].append((percent, symbol))
     elif line.startswith("STOSQ "):
         stosq = float(line.split()[1])
 
@@ -73,8 +82,12 @@ for cell in runs:
         continue
     sys_c = statistics.median(v[1] for v in runs[cell]["zram"].values())
     sys_rs = statistics.median(v[1] for v in runs[cell]["zram_rs"].values())
+    # Mean latency per I/O, C over zram_rs (above 1: zram_rs faster): finer than fio's
+    # millisecond runtimes, which matters for short runs under icount.
+    reps = sorted(set(runs[cell]["zram"]) & set(runs[cell]["zram_rs"]))
+    lat_ratio = statistics.median(runs[cell]["zram"][r][2] / runs[cell]["zram_rs"][r][2] for r in reps)
     rows.append({"cell": cell, "unit": "MiB/s", **{k: (v / 1024 if "median" in k and "ratio" not in k else v) for k, v in s.items()},
-                 "sys_s_per_gib_c": sys_c, "sys_s_per_gib_rs": sys_rs})
+                 "sys_s_per_gib_c": sys_c, "sys_s_per_gib_rs": sys_rs, "latency_ratio": lat_ratio})
 seed_summary = summarise(seed)
 if seed_summary:
     rows.append({"cell": "seed: dd of 100 MB same-filled", "unit": "MB/s", **seed_summary})
@@ -84,7 +97,8 @@ if memory_summary:
 
 with open(out / "results.csv", "w", newline="") as f:
     writer = csv.DictWriter(f, fieldnames=["cell", "unit", "c_median", "rs_median", "ratio_median",
-                                           "ratio_min", "ratio_max", "reps", "sys_s_per_gib_c", "sys_s_per_gib_rs"])
+                                           "ratio_min", "ratio_max", "reps", "sys_s_per_gib_c", "sys_s_per_gib_rs",
+                                           "latency_ratio"])
     writer.writeheader()
     for row in rows:
         writer.writerow(row)
@@ -94,18 +108,19 @@ if (out / "callgrind.txt").exists():
     raw = dict(line.split() for line in (out / "callgrind.txt").read_text().splitlines() if line.strip())
     base = int(raw.get("none", 0))
     counts = {case: (int(total) - base) / 1000 for case, total in raw.items() if case != "none"}
-json.dump({"header": header, "rows": rows, "stosq_gb_s": stosq, "instructions_per_page": counts},
+json.dump({"header": header, "timing": timing, "rows": rows, "stosq_gb_s": stosq, "instructions_per_page": counts},
           open(out / "results.json", "w"), indent=2)
 
-print(header)
-print(f"{'cell':<44} {'C median':>11} {'zram_rs':>11} {'rs/C':>6} {'min-max':>12} {'sys s/GiB C':>12} {'zram_rs':>8}")
+print(f"{header} ({timing})")
+print(f"{'cell':<44} {'C median':>11} {'zram_rs':>11} {'rs/C':>6} {'min-max':>12} {'sys s/GiB C':>12} {'zram_rs':>8} {'lat C/rs':>9}")
 for row in rows:
     extra = ""
     if "sys_s_per_gib_c" in row:
-        extra = f" {row['sys_s_per_gib_c']:>12.2f} {row['sys_s_per_gib_rs']:>8.2f}"
+        extra = f" {row['sys_s_per_gib_c']:>12.2f} {row['sys_s_per_gib_rs']:>8.2f} {row['latency_ratio']:>9.3f}"
     print(f"{row['cell']:<44} {row['c_median']:>11.1f} {row['rs_median']:>11.1f} {row['ratio_median']:>6.2f} "
           f"{row['ratio_min']:>5.2f}-{row['ratio_max']:<5.2f}{extra}")
-print("(throughput cells: rs/C above 1 means zram_rs is faster; memory: below 1 means it uses less)")
+print("(throughput cells: rs/C above 1 means zram_rs is faster; memory: below 1 means it uses less;\n"
+      " lat C/rs: mean latency per I/O of C over zram_rs, above 1 means zram_rs is faster)")
 if stosq:
     print(f"rep stosq in the guest: {stosq:.2f} GB/s")
     for row in rows:
@@ -121,6 +136,17 @@ if counts:
     if "fill-ours" in counts:
         print(f"  fill          : {counts['fill-ours']:8.0f} vs {counts['fill-loop']:8.0f}")
 
+if profiles:
+    with open(out / "profiles.txt", "w") as f:
+        for cell, drivers in profiles.items():
+            f.write(f"{cell}: kernel symbols by share of perf cpu-clock samples (whole guest)\n")
+            c, rs = drivers.get("zram", []), drivers.get("zram_rs", [])
+            for i in range(max(len(c), len(rs))):
+                left = f"{c[i][0]:>7} {c[i][1][:50]:<50}" if i < len(c) else " " * 58
+                right = f"{rs[i][0]:>7} {rs[i][1][:70]}" if i < len(rs) else ""
+                f.write(f"  {left}  {right}\n")
+    print(f"perf profiles (C left, zram_rs right): {out / 'profiles.txt'}")
+
 try:
     import matplotlib
     matplotlib.use("Agg")
@@ -134,7 +160,7 @@ try:
     ax.set_xticks(range(len(rows)))
     ax.set_xticklabels(names, rotation=75, ha="right", fontsize=7)
     ax.set_ylabel("zram_rs / C zram (median, min-max)")
-    ax.set_title("zram_rs vs C zram, same VM boot (QEMU TCG)")
+    ax.set_title(f"zram_rs vs C zram, same VM boot ({timing})")
     fig.tight_layout()
     fig.savefig(out / "ratios.png", dpi=110)
 except ImportError:

@@ -1,7 +1,7 @@
 #!/bin/bash
 # usage: vm.sh run              boot the VM and run the demo (guest/demo.sh)
 #        vm.sh bench            boot the VM and run the benchmark (guest/bench.sh; BENCH_REPS,
-#                               BENCH_SIZE)
+#                               BENCH_SIZE, BENCH_ONLY, BENCH_CLOCK, BENCH_PROFILE)
 #        vm.sh test SCRIPT...   boot the VM, run kselftest-style scripts, report their TAP
 # Builds the kernel (cached) and zram_rs.ko first. Environment: ARCH_NAME (x86_64 | arm64),
 # KCONFIG_VARIANT, ACCEL (tcg by default: KVM does not work on the machines this was made on),
@@ -16,7 +16,13 @@ ACCEL=${ACCEL:-tcg}
 SMP=${SMP:-2}
 if [ "$mode" = run ]; then MEM=${MEM:-512M}; else MEM=${MEM:-1G}; fi
 extra_append=
-[ "$mode" != bench ] || extra_append="zram_rs.reps=${BENCH_REPS:-5} zram_rs.size=${BENCH_SIZE:-32M}"
+clock=()
+if [ "$mode" = bench ]; then
+	extra_append="zram_rs.reps=${BENCH_REPS:-5} zram_rs.size=${BENCH_SIZE:-32M} zram_rs.only=${BENCH_ONLY:-.} zram_rs.profile=${BENCH_PROFILE:-0}"
+	# icount: the guest's clock advances by one nanosecond per guest instruction, so timings
+	# count instructions instead of following the host's load (one host thread runs all vCPUs).
+	[ "${BENCH_CLOCK:-wall}" != icount ] || clock=(-icount shift=0,sleep=off)
+fi
 VM_TIMEOUT=${VM_TIMEOUT:-2400}
 
 kdir=$("$here/kernel.sh" | tail -n 1)
@@ -41,16 +47,16 @@ arm64)
 	console=ttyAMA0
 	;;
 esac
-echo "vm: booting $ARCH_NAME under QEMU ($ACCEL$([ "$ACCEL" = tcg ] && echo ': software emulation, timings are TCG'), $SMP CPUs, $MEM)"
+echo "vm: booting $ARCH_NAME under QEMU ($ACCEL$([ "$ACCEL" = tcg ] && echo ': software emulation, timings are TCG')${clock:+, clock from instruction counts}, $SMP CPUs, $MEM)"
 start=$(date +%s)
 set +e
-timeout "$VM_TIMEOUT" "${qemu[@]}" -m "$MEM" -smp "$SMP" -nographic -no-reboot -net none \
+timeout "$VM_TIMEOUT" "${qemu[@]}" "${clock[@]}" -m "$MEM" -smp "$SMP" -nographic -no-reboot -net none \
 	-kernel "$image" -initrd "$initrd" \
 	-append "console=$console panic=-1 loglevel=3 zram_rs.mode=$mode $extra_append" \
 	</dev/null 2>&1 | sed -u 's/\r$//' | tee "$log" | grep --line-buffered -v '^VM-DMESG' | \
 	if [ "$mode" != test ]; then
 		# (bench: the RESULT lines stay in the log for the report)
-		awk '/VM: up/ { shown = 1; sub(/.*VM: up/, "VM: up") } shown && !/reboot: Restarting/ && !/^RESULT / { print; fflush() }'
+		awk '/VM: up/ { shown = 1; sub(/.*VM: up/, "VM: up") } shown && !/reboot: Restarting/ && !/^(RESULT|PROFILE) / { print; fflush() }'
 	else
 		grep --line-buffered -E '^(VM: |ok |not ok |# |Bail out)'
 	fi

@@ -17,20 +17,20 @@ fn write_result(result: core::fmt::Result) -> Result {
     result.map_err(|_| EINVAL)
 }
 
-fn disksize_show(zram: &Zram, _disk: DiskRef<'_>, out: &mut SysfsBuf<'_>) -> Result {
+fn disksize_show(zram: &Zram, _disk: DiskRef<'_, Zram>, out: &mut SysfsBuf<'_>) -> Result {
     write_result(writeln!(out, "{}", zram.disksize()))
 }
 
-fn disksize_store(zram: &Zram, disk: DiskRef<'_>, input: &[u8]) -> Result {
+fn disksize_store(zram: &Zram, disk: DiskRef<'_, Zram>, input: &[u8]) -> Result {
     let (requested, _) = parse::memparse(input);
     zram.initialise(disk, requested)
 }
 
-fn initstate_show(zram: &Zram, _disk: DiskRef<'_>, out: &mut SysfsBuf<'_>) -> Result {
+fn initstate_show(zram: &Zram, _disk: DiskRef<'_, Zram>, out: &mut SysfsBuf<'_>) -> Result {
     write_result(writeln!(out, "{}", u32::from(zram.disksize() != 0)))
 }
 
-fn reset_store(zram: &Zram, disk: DiskRef<'_>, input: &[u8]) -> Result {
+fn reset_store(zram: &Zram, disk: DiskRef<'_, Zram>, input: &[u8]) -> Result {
     let value = parse::kstrtou16(input, 10).map_err(crate::parse_errno)?;
     if value == 0 {
         return Err(EINVAL);
@@ -38,41 +38,41 @@ fn reset_store(zram: &Zram, disk: DiskRef<'_>, input: &[u8]) -> Result {
     zram.reset(disk)
 }
 
-fn mm_stat_show(zram: &Zram, _disk: DiskRef<'_>, out: &mut SysfsBuf<'_>) -> Result {
+fn mm_stat_show(zram: &Zram, _disk: DiskRef<'_, Zram>, out: &mut SysfsBuf<'_>) -> Result {
     write_result(zram.mm_stat().write_to(out))
 }
 
-fn io_stat_show(zram: &Zram, _disk: DiskRef<'_>, out: &mut SysfsBuf<'_>) -> Result {
+fn io_stat_show(zram: &Zram, _disk: DiskRef<'_, Zram>, out: &mut SysfsBuf<'_>) -> Result {
     write_result(zram.io_stat().write_to(out))
 }
 
-fn debug_stat_show(zram: &Zram, _disk: DiskRef<'_>, out: &mut SysfsBuf<'_>) -> Result {
+fn debug_stat_show(zram: &Zram, _disk: DiskRef<'_, Zram>, out: &mut SysfsBuf<'_>) -> Result {
     write_result(zram.debug_stat().write_to(out))
 }
 
-fn comp_algorithm_show(zram: &Zram, _disk: DiskRef<'_>, out: &mut SysfsBuf<'_>) -> Result {
+fn comp_algorithm_show(zram: &Zram, _disk: DiskRef<'_, Zram>, out: &mut SysfsBuf<'_>) -> Result {
     write_result(zram.write_algorithms(out))
 }
 
-fn comp_algorithm_store(zram: &Zram, _disk: DiskRef<'_>, input: &[u8]) -> Result {
+fn comp_algorithm_store(zram: &Zram, _disk: DiskRef<'_, Zram>, input: &[u8]) -> Result {
     zram.set_algorithm(input)
 }
 
-fn algorithm_params_store(zram: &Zram, _disk: DiskRef<'_>, input: &[u8]) -> Result {
+fn algorithm_params_store(zram: &Zram, _disk: DiskRef<'_, Zram>, input: &[u8]) -> Result {
     let params = algorithm::parse_algorithm_params(input).map_err(crate::parse_errno)?;
     zram.set_algorithm_params(params)
 }
 
-fn max_comp_streams_show(_zram: &Zram, _disk: DiskRef<'_>, out: &mut SysfsBuf<'_>) -> Result {
+fn max_comp_streams_show(_zram: &Zram, _disk: DiskRef<'_, Zram>, out: &mut SysfsBuf<'_>) -> Result {
     write_result(writeln!(out, "{}", ffi::num_online_cpus()))
 }
 
 /// Accepted and ignored, as in C zram since streams became per CPU.
-fn max_comp_streams_store(_zram: &Zram, _disk: DiskRef<'_>, _input: &[u8]) -> Result {
+fn max_comp_streams_store(_zram: &Zram, _disk: DiskRef<'_, Zram>, _input: &[u8]) -> Result {
     Ok(())
 }
 
-fn mem_limit_store(zram: &Zram, _disk: DiskRef<'_>, input: &[u8]) -> Result {
+fn mem_limit_store(zram: &Zram, _disk: DiskRef<'_, Zram>, input: &[u8]) -> Result {
     let (limit, parsed) = parse::memparse(input);
     if parsed == 0 {
         return Err(EINVAL);
@@ -81,7 +81,7 @@ fn mem_limit_store(zram: &Zram, _disk: DiskRef<'_>, input: &[u8]) -> Result {
     Ok(())
 }
 
-fn mem_used_max_store(zram: &Zram, _disk: DiskRef<'_>, input: &[u8]) -> Result {
+fn mem_used_max_store(zram: &Zram, _disk: DiskRef<'_, Zram>, input: &[u8]) -> Result {
     match parse::kstrtoull(input, 10) {
         Ok(0) => {
             zram.reset_mem_used_max();
@@ -92,18 +92,18 @@ fn mem_used_max_store(zram: &Zram, _disk: DiskRef<'_>, input: &[u8]) -> Result {
 }
 
 /// zram_rs extension: `"%8llu %8llu\n"`, zero pages and non-zero same-filled pages stored.
-fn same_stat_show(zram: &Zram, _disk: DiskRef<'_>, out: &mut SysfsBuf<'_>) -> Result {
+fn same_stat_show(zram: &Zram, _disk: DiskRef<'_, Zram>, out: &mut SysfsBuf<'_>) -> Result {
     let (zero, nonzero) = zram.same_stat();
     write_result(writeln!(out, "{zero:>8} {nonzero:>8}"))
 }
 
 /// zram_rs extension: `1` (default) looks for same-filled pages, `0` compresses them like any
 /// other page.
-fn same_detection_show(zram: &Zram, _disk: DiskRef<'_>, out: &mut SysfsBuf<'_>) -> Result {
+fn same_detection_show(zram: &Zram, _disk: DiskRef<'_, Zram>, out: &mut SysfsBuf<'_>) -> Result {
     write_result(writeln!(out, "{}", u32::from(zram.same_detection())))
 }
 
-fn same_detection_store(zram: &Zram, _disk: DiskRef<'_>, input: &[u8]) -> Result {
+fn same_detection_store(zram: &Zram, _disk: DiskRef<'_, Zram>, input: &[u8]) -> Result {
     match parse::kstrtoull(input, 10).map_err(crate::parse_errno)? {
         0 => zram.set_same_detection(false),
         1 => zram.set_same_detection(true),
@@ -115,14 +115,14 @@ fn same_detection_store(zram: &Zram, _disk: DiskRef<'_>, input: &[u8]) -> Result
 /// `all` marks every stored page idle. C zram also takes an age in seconds when built with
 /// `CONFIG_ZRAM_TRACK_ENTRY_ACTIME`; zram_rs keeps no access times, so like C without it,
 /// anything but `all` is `EINVAL`.
-fn idle_store(zram: &Zram, _disk: DiskRef<'_>, input: &[u8]) -> Result {
+fn idle_store(zram: &Zram, _disk: DiskRef<'_, Zram>, input: &[u8]) -> Result {
     if !algorithm::sysfs_streq(parse::c_str(input), b"all") {
         return Err(EINVAL);
     }
     zram.mark_all_idle()
 }
 
-fn compact_store(zram: &Zram, _disk: DiskRef<'_>, _input: &[u8]) -> Result {
+fn compact_store(zram: &Zram, _disk: DiskRef<'_, Zram>, _input: &[u8]) -> Result {
     zram.compact()
 }
 

@@ -454,8 +454,8 @@ pub(crate) fn decompress_stateless(algorithm: Algorithm, src: &[u8], dst: &mut [
 
 /// The lendable streams and who waits for one.
 struct Streams {
-    /// `None` marks a stream that is lent out.
-    places: KVec<Option<Stream>>,
+    /// `None` marks a stream that is lent out. Boxed, so lending moves a pointer.
+    places: KVec<Option<KBox<Stream>>>,
     /// Borrowers sleeping on `returned`; a returned stream wakes one only when there is one.
     waiting: usize,
 }
@@ -476,7 +476,7 @@ pub(crate) struct StreamPool {
 /// `stream` is initialised until `drop` takes it back to the pool.
 pub(crate) struct StreamGuard<'a> {
     pool: &'a StreamPool,
-    stream: ManuallyDrop<Stream>,
+    stream: ManuallyDrop<KBox<Stream>>,
 }
 
 impl StreamPool {
@@ -488,7 +488,10 @@ impl StreamPool {
     ) -> Result<impl PinInit<Self>> {
         let mut places = KVec::with_capacity(count, GFP_KERNEL)?;
         for _ in 0..count.max(1) {
-            places.push(Some(Stream::new(algorithm, level)?), GFP_KERNEL)?;
+            places.push(
+                Some(KBox::new(Stream::new(algorithm, level)?, GFP_KERNEL)?),
+                GFP_KERNEL,
+            )?;
         }
         let streams = Streams { places, waiting: 0 };
         Ok(pin_init!(Self {

@@ -2,7 +2,14 @@
 //! Bio-based gendisks with zram's queue limits, built from raw `kernel::bindings` because the
 //! 6.12 Rust block layer offers only blk-mq: the block major ([`DiskDriver`]), the
 //! `block_device_operations` trampolines that call a driver's safe [`DiskOps`], one owned disk
-//! ([`GenDisk`]) and a borrowed view of a disk ([`DiskRef`]) for capacity and open-state checks.
+//! ([`GenDisk`]), a borrowed view of a disk ([`DiskRef`]) for capacity and open-state checks,
+//! and exclusive claims of a disk ([`Claim`]).
+//!
+//! A disk carries the state its I/O path works on ([`DiskOps::Io`]), read without any lock
+//! for each bio: it is published once ([`DiskRef::publish_io`]) and taken back only under a
+//! [`Claim`], which exists only while nobody has the disk open and opens are refused. Bios
+//! reach a driver only through an open block device, so none is in flight then (the rule C
+//! zram's `reset` relies on as well).
 
 use crate::bio::{Bio, Op};
 use crate::ffi;
@@ -10,6 +17,7 @@ use crate::sysfs::AttributeGroups;
 use core::fmt::Write;
 use core::marker::PhantomData;
 use core::ptr::NonNull;
+use core::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 use kernel::bindings;
 use kernel::ffi::{c_int, c_ulong, c_void};
 use kernel::prelude::*;
@@ -18,12 +26,58 @@ use kernel::sync::Arc;
 
 /// What a driver does for the callbacks of its disks.
 pub(crate) trait DiskOps: Send + Sync + Sized {
-    /// A process opens the disk (`open_mutex` held). An error refuses the open.
-    fn open(&self) -> Result;
-    /// Handles a bio; the error, if any, becomes the bio's status.
-    fn submit_bio(&self, bio: &mut Bio<'_>) -> Result;
+    /// The state the I/O path works on while the disk is set up.
+    type Io: Send + Sync;
+    /// Handles a bio, with the published I/O state if there is one; the error, if any,
+    /// becomes the bio's status.
+    fn submit_bio(&self, io: Option<&Self::Io>, bio: &mut Bio<'_>) -> Result;
     /// Swap no longer needs the page at `index`. Called in atomic context: must not sleep.
-    fn swap_slot_free_notify(&self, index: usize);
+    fn swap_slot_free_notify(&self, io: Option<&Self::Io>, index: usize);
+}
+
+/// What a disk's `private_data` points to: the driver's data and the disk's I/O state.
+///
+/// # Invariants
+///
+/// `io` is null or a pointer from `Arc::into_raw` whose reference it owns. It becomes non-null
+/// only in [`DiskRef::publish_io`] and null again only in [`Claim::take_io`] or on drop.
+/// `claimed` changes only under the disk's `open_mutex`, and is set only while the disk has no
+/// openers.
+#[pin_data(PinnedDrop)]
+struct DiskData<T: DiskOps> {
+    #[pin]
+    ops: T,
+    io: AtomicPtr<T::Io>,
+    /// Opens fail with `EBUSY` while set.
+    claimed: AtomicBool,
+}
+
+#[pinned_drop]
+impl<T: DiskOps> PinnedDrop for DiskData<T> {
+    fn drop(self: Pin<&mut Self>) {
+        let io = self.io.swap(core::ptr::null_mut(), Ordering::Acquire);
+        if !io.is_null() {
+            // SAFETY: a non-null `io` owns a reference from `Arc::into_raw` (type invariant),
+            // given up here; the disk is deleted, so no callback uses it any more.
+            drop(unsafe { Arc::from_raw(io) });
+        }
+    }
+}
+
+impl<T: DiskOps> DiskData<T> {
+    /// The published I/O state.
+    ///
+    /// # Safety
+    ///
+    /// The caller runs for a bio or a swap notification of this disk, which holds the disk
+    /// open for the whole call; the result is used only during the call.
+    unsafe fn io<'a>(&self) -> Option<&'a T::Io> {
+        let io = self.io.load(Ordering::Acquire);
+        // SAFETY: a non-null `io` is a live `Arc` that only a `Claim` can take away (type
+        // invariant); a claim needs the disk to have no openers, and the caller's disk is open
+        // until the call ends.
+        unsafe { io.as_ref() }
+    }
 }
 
 /// A registered block major and the operations table its disks use; unregistered on drop.
@@ -94,7 +148,7 @@ static mut DISK_LOCK_KEY: bindings::lock_class_key = unsafe { core::mem::zeroed(
 /// before the fields are dropped.
 pub(crate) struct GenDisk<T: DiskOps> {
     raw: NonNull<bindings::gendisk>,
-    data: Pin<KBox<T>>,
+    data: Pin<KBox<DiskData<T>>>,
     /// Keeps the operations table and the major alive while the disk exists.
     _driver: Arc<DiskDriver<T>>,
 }
@@ -130,9 +184,17 @@ impl<T: DiskOps> GenDisk<T> {
         driver: &Arc<DiskDriver<T>>,
         minor: u32,
         name: core::fmt::Arguments<'_>,
-        data: Pin<KBox<T>>,
+        ops: impl PinInit<T>,
         groups: &'static AttributeGroups,
     ) -> Result<Self> {
+        let data = KBox::pin_init(
+            pin_init!(DiskData {
+                ops <- ops,
+                io: AtomicPtr::new(core::ptr::null_mut()),
+                claimed: AtomicBool::new(false),
+            }),
+            GFP_KERNEL,
+        )?;
         let page = bindings::PAGE_SIZE as u32;
         let mut limits = bindings::queue_limits {
             logical_block_size: page,
@@ -166,7 +228,7 @@ impl<T: DiskOps> GenDisk<T> {
         disk.minors = 1;
         disk.flags |= bindings::GENHD_FL_NO_PART as c_int;
         disk.fops = &driver.fops;
-        disk.private_data = (&*data as *const T).cast_mut().cast::<c_void>();
+        disk.private_data = (&*data as *const DiskData<T>).cast_mut().cast::<c_void>();
         // SAFETY: a fully set up, not yet added disk; `groups` is a static NULL-terminated list.
         let ret = unsafe {
             bindings::device_add_disk(core::ptr::null_mut(), raw.as_ptr(), groups.as_ptr())
@@ -186,15 +248,15 @@ impl<T: DiskOps> GenDisk<T> {
 
     /// The driver data.
     pub(crate) fn data(&self) -> &T {
-        &self.data
+        &self.data.ops
     }
 
     /// A view of the disk.
-    pub(crate) fn disk(&self) -> DiskRef<'_> {
-        // INVARIANT: the disk is live while `self` is borrowed.
+    pub(crate) fn disk(&self) -> DiskRef<'_, T> {
+        // INVARIANT: the disk is live while `self` is borrowed, with `self.data` behind it.
         DiskRef {
             raw: self.raw,
-            _disk: PhantomData,
+            data: &self.data,
         }
     }
 }
@@ -211,42 +273,79 @@ impl<T: DiskOps> Drop for GenDisk<T> {
     }
 }
 
-/// A borrowed, live gendisk.
+/// A borrowed, live gendisk of driver `T`.
 ///
 /// # Invariants
 ///
-/// `raw` points to a gendisk that stays added for `'a`.
-#[derive(Clone, Copy)]
-pub(crate) struct DiskRef<'a> {
+/// `raw` points to a gendisk that stays added for `'a`, whose `private_data` is `data`.
+pub(crate) struct DiskRef<'a, T: DiskOps> {
     raw: NonNull<bindings::gendisk>,
-    _disk: PhantomData<&'a bindings::gendisk>,
+    data: &'a DiskData<T>,
 }
 
-impl<'a> DiskRef<'a> {
+impl<T: DiskOps> Clone for DiskRef<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T: DiskOps> Copy for DiskRef<'_, T> {}
+
+impl<'a, T: DiskOps> DiskRef<'a, T> {
     /// The disk and driver data behind one of the disk's sysfs attribute callbacks.
     ///
     /// # Safety
     ///
     /// `dev` is the `struct device` of a disk added by [`GenDisk::add`] with driver data `T`,
     /// and the call happens inside a sysfs callback of that device (so it stays added for `'a`).
-    pub(crate) unsafe fn from_sysfs_device<T: DiskOps>(
-        dev: *mut bindings::device,
-    ) -> (Self, &'a T) {
+    pub(crate) unsafe fn from_sysfs_device(dev: *mut bindings::device) -> (Self, &'a T) {
         // SAFETY: a disk's device is its `part0->bd_device` (`dev_to_disk()`); `private_data`
-        // was set to the pinned `T` by `GenDisk::add`, which outlives the attribute callbacks.
+        // was set to the pinned `DiskData<T>` by `GenDisk::add`, which outlives the attribute
+        // callbacks.
         unsafe {
             let bdev = kernel::container_of!(dev, bindings::block_device, bd_device);
             let raw = (*bdev).bd_disk;
-            let data = &*((*raw).private_data as *const T);
+            let data = driver_data::<T>(raw);
             // INVARIANT: the disk stays added while its attribute callback runs.
             (
                 Self {
                     raw: NonNull::new_unchecked(raw),
-                    _disk: PhantomData,
+                    data,
                 },
-                data,
+                &data.ops,
             )
         }
+    }
+
+    /// Publishes the I/O state that bios of this disk get from now on. Gives `io` back if
+    /// one is already published.
+    pub(crate) fn publish_io(&self, io: Arc<T::Io>) -> core::result::Result<(), Arc<T::Io>> {
+        let raw = Arc::into_raw(io).cast_mut();
+        match self.data.io.compare_exchange(
+            core::ptr::null_mut(),
+            raw,
+            Ordering::Release,
+            Ordering::Relaxed,
+        ) {
+            // INVARIANT: `io` now owns the reference from `into_raw`.
+            Ok(_) => Ok(()),
+            // SAFETY: `raw` came from `Arc::into_raw` just above and was not stored.
+            Err(_) => Err(unsafe { Arc::from_raw(raw) }),
+        }
+    }
+
+    /// Claims the disk exclusively: `EBUSY` while anyone has it open or another claim exists.
+    /// Until the claim is dropped, opens fail with `EBUSY`.
+    pub(crate) fn claim(&self) -> Result<Claim<'a, T>> {
+        self.with_open_mutex(|openers| {
+            if openers > 0 || self.data.claimed.load(Ordering::Relaxed) {
+                return Err(EBUSY);
+            }
+            // INVARIANT: set under `open_mutex` with no openers.
+            self.data.claimed.store(true, Ordering::Relaxed);
+            // INVARIANT: this thread just set `claimed`.
+            Ok(Claim { disk: *self })
+        })
     }
 
     /// Sets the capacity in 512-byte sectors and tells user space (a `change` uevent).
@@ -273,15 +372,61 @@ impl<'a> DiskRef<'a> {
     }
 }
 
-/// The driver data of the disk a bio or block device belongs to.
+/// An exclusive claim of a disk (see [`DiskRef::claim`]), released on drop.
+///
+/// # Invariants
+///
+/// The claiming thread set `disk`'s `claimed` flag and nobody else clears it until this is
+/// dropped: the disk has no openers for the claim's whole life.
+pub(crate) struct Claim<'a, T: DiskOps> {
+    disk: DiskRef<'a, T>,
+}
+
+impl<'a, T: DiskOps> Claim<'a, T> {
+    /// The claimed disk.
+    pub(crate) fn disk(&self) -> DiskRef<'a, T> {
+        self.disk
+    }
+
+    /// Takes back the published I/O state: with no openers, no bio or swap notification can
+    /// be using it.
+    pub(crate) fn take_io(&self) -> Option<Arc<T::Io>> {
+        let io = self
+            .disk
+            .data
+            .io
+            .swap(core::ptr::null_mut(), Ordering::Acquire);
+        // SAFETY: a non-null `io` owns a reference from `Arc::into_raw` (invariant of
+        // `DiskData`), handed over here now that the slot is null.
+        (!io.is_null()).then(|| unsafe { Arc::from_raw(io) })
+    }
+}
+
+impl<T: DiskOps> Claim<'_, T> {
+    /// Keeps the disk claimed until it is deleted (for removal: no open may slip in between).
+    pub(crate) fn keep_until_deleted(self) {
+        core::mem::forget(self);
+    }
+}
+
+impl<T: DiskOps> Drop for Claim<'_, T> {
+    fn drop(&mut self) {
+        let data = self.disk.data;
+        self.disk
+            .with_open_mutex(|_| data.claimed.store(false, Ordering::Relaxed));
+    }
+}
+
+/// The data of a disk a callback belongs to.
 ///
 /// # Safety
 ///
-/// `disk` is a live gendisk added by [`GenDisk::add`] with driver data `T`.
-unsafe fn driver_data<'a, T: DiskOps>(disk: *mut bindings::gendisk) -> &'a T {
-    // SAFETY: `private_data` points to the pinned `T`, which outlives the disk (invariant of
-    // `GenDisk`).
-    unsafe { &*((*disk).private_data as *const T) }
+/// `disk` is a live gendisk added by [`GenDisk::add`] with driver data `T`, and stays added
+/// for `'a`.
+unsafe fn driver_data<'a, T: DiskOps>(disk: *mut bindings::gendisk) -> &'a DiskData<T> {
+    // SAFETY: `private_data` points to the pinned `DiskData<T>`, which outlives the disk
+    // (invariant of `GenDisk`).
+    unsafe { &*((*disk).private_data as *const DiskData<T>) }
 }
 
 /// `block_device_operations.submit_bio`.
@@ -303,7 +448,12 @@ unsafe extern "C" fn submit_bio_callback<T: DiskOps>(bio: *mut bindings::bio) {
             } else {
                 0
             };
-            (accounted, start, data.submit_bio(&mut wrapped))
+            // The bio's submitter holds the disk open until the bio completes, below.
+            (
+                accounted,
+                start,
+                data.ops.submit_bio(data.io(), &mut wrapped),
+            )
         };
         if accounted {
             bindings::bio_end_io_acct_remapped(bio, start, bdev);
@@ -326,11 +476,12 @@ unsafe extern "C" fn open_callback<T: DiskOps>(
     disk: *mut bindings::gendisk,
     _mode: bindings::blk_mode_t,
 ) -> c_int {
-    // SAFETY: the block layer calls `open` on one of our live disks.
+    // SAFETY: the block layer calls `open` on one of our live disks, with `open_mutex` held.
     let data = unsafe { driver_data::<T>(disk) };
-    match data.open() {
-        Ok(()) => 0,
-        Err(e) => e.to_errno(),
+    if data.claimed.load(Ordering::Relaxed) {
+        EBUSY.to_errno()
+    } else {
+        0
     }
 }
 
@@ -343,7 +494,11 @@ unsafe extern "C" fn swap_slot_free_notify_callback<T: DiskOps>(
     bdev: *mut bindings::block_device,
     index: c_ulong,
 ) {
-    // SAFETY: swap calls this for a block device of one of our live disks (swap holds it open).
-    let data = unsafe { driver_data::<T>((*bdev).bd_disk) };
-    data.swap_slot_free_notify(index);
+    // SAFETY: swap calls this for a block device of one of our live disks, which swap holds
+    // open during the call.
+    let (data, io) = unsafe {
+        let data = driver_data::<T>((*bdev).bd_disk);
+        (data, data.io())
+    };
+    data.ops.swap_slot_free_notify(io, index);
 }

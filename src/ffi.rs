@@ -266,3 +266,17 @@ pub(crate) fn eopnotsupp() -> kernel::error::Error {
 pub(crate) fn is_err_value(value: c_ulong) -> bool {
     value >= (bindings::MAX_ERRNO as c_ulong).wrapping_neg()
 }
+
+/// Copies `src` into `dst`, both `PAGE_SIZE` bytes, with the architecture's `copy_page()` (what
+/// C zram uses for huge pages) when both are page-aligned, a plain copy otherwise.
+pub(crate) fn copy_page_bytes(dst: &mut [u8], src: &[u8]) {
+    let page = bindings::PAGE_SIZE;
+    let aligned = (dst.as_ptr() as usize | src.as_ptr() as usize) % page == 0;
+    if aligned && dst.len() == page && src.len() == page {
+        // SAFETY: both buffers are one whole page of memory, and they do not overlap (`dst` is
+        // borrowed mutably).
+        unsafe { bindings::copy_page(dst.as_mut_ptr().cast(), src.as_ptr().cast_mut().cast()) };
+    } else {
+        dst.copy_from_slice(src);
+    }
+}

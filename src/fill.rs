@@ -136,8 +136,14 @@ mod aarch64 {
 /// Fills `dst` with the bytes found at `page_offset..page_offset + dst.len()` of a page made of
 /// `word` repeated (native byte order).
 pub fn fill(dst: &mut [u8], page_offset: usize, word: u64) {
-    let pattern = word.to_ne_bytes();
     let len = dst.len();
+    // The common case (whole pages, word-aligned sub-page reads): words only.
+    if (page_offset | len | dst.as_ptr() as usize) % WORD == 0 {
+        // SAFETY: `dst` is 8-aligned and holds exactly `len / 8` words.
+        unsafe { memset64(dst.as_mut_ptr().cast::<u64>(), word, len / WORD) };
+        return;
+    }
+    let pattern = word.to_ne_bytes();
     // Bytes until the pattern and the destination are both at a word boundary. In the kernel,
     // a page mapping is page-aligned, so both line up; elsewhere only the phase is honoured.
     let phase = page_offset % WORD;

@@ -44,9 +44,9 @@ impl core::fmt::Write for SysfsBuf<'_> {
 }
 
 /// Formats a value into a sysfs page.
-pub(crate) type ShowFn<T> = fn(&T, DiskRef<'_>, &mut SysfsBuf<'_>) -> Result;
+pub(crate) type ShowFn<T> = fn(&T, DiskRef<'_, T>, &mut SysfsBuf<'_>) -> Result;
 /// Takes the bytes user space wrote (without a terminating NUL).
-pub(crate) type StoreFn<T> = fn(&T, DiskRef<'_>, &[u8]) -> Result;
+pub(crate) type StoreFn<T> = fn(&T, DiskRef<'_, T>, &[u8]) -> Result;
 
 /// A disk attribute: the C structure sysfs sees, followed by the Rust functions behind it.
 ///
@@ -190,7 +190,7 @@ unsafe extern "C" fn show_callback<T: DiskOps>(
     // SAFETY: sysfs calls this only for attributes registered through `AttributeList`, i.e. a
     // static `DeviceAttribute<T>` of a disk of driver `T`, with a `PAGE_SIZE` buffer.
     let (attribute, disk, data, page) = unsafe {
-        let (disk, data) = DiskRef::from_sysfs_device::<T>(dev);
+        let (disk, data) = DiskRef::<T>::from_sysfs_device(dev);
         (
             rust_attribute::<T>(attr),
             disk,
@@ -221,7 +221,7 @@ unsafe extern "C" fn store_callback<T: DiskOps>(
 ) -> isize {
     // SAFETY: as in `show_callback`; sysfs passes `count` readable bytes.
     let (attribute, disk, data, input) = unsafe {
-        let (disk, data) = DiskRef::from_sysfs_device::<T>(dev);
+        let (disk, data) = DiskRef::<T>::from_sysfs_device(dev);
         (
             rust_attribute::<T>(attr),
             disk,

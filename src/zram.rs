@@ -9,16 +9,17 @@
 //! Lock order: `init_lock` (a mutex; disksize, reset, algorithm and limit changes) → `storage`
 //! (a spinlock held only to clone or swap the `Arc` of the initialised state) → a compression
 //! stream (a sleeping wait in `StreamPool`) → a slot lock (`table.rs`) → zsmalloc's own locks.
-//! The I/O path takes no device-wide lock for long: it clones the storage's `Arc`, may wait
-//! for a stream, and then only locks single slots. `reset` refuses while the disk is open, so no I/O can be in flight when
-//! the store is dropped; the disk's `open_mutex` (taken via [`DiskRef::with_open_mutex`]) is
-//! never held together with `init_lock`.
+//! The I/O path takes no device-wide lock: it gets the storage the disk published
+//! ([`DiskRef::publish_io`]), may wait for a stream, and then only locks single slots. `reset`
+//! takes the storage back under a [`Claim`] (no openers, so no I/O in flight). Attributes
+//! reach the storage through the `storage` spinlock instead, which keeps its own reference.
+//! The disk's `open_mutex` (taken for claims) is never held together with `init_lock`.
 
 use crate::algorithm::{self, Algorithm, AlgorithmParams, NO_LEVEL};
 use crate::bio::{Bio, Op, Piece};
 use crate::bounce::BouncePage;
 use crate::compress::{self, StreamGuard, StreamPool};
-use crate::disk::{DiskOps, DiskRef};
+use crate::disk::{Claim, DiskOps, DiskRef};
 use crate::ffi;
 use crate::fill::fill;
 use crate::same::same_filled;
@@ -59,7 +60,7 @@ impl Config {
 
 /// Everything an initialised device has: the stored pages and the compression streams.
 #[pin_data]
-struct Storage {
+pub(crate) struct Storage {
     pages: PageStore,
     #[pin]
     streams: StreamPool,
@@ -159,9 +160,6 @@ pub(crate) struct Zram {
     limit_pages: AtomicU64,
     /// Whether writes look for same-filled pages (`same_detection`, a zram_rs extension).
     same_detection: AtomicBool,
-    /// Set while `reset` or `hot_remove` works on the device: opens fail with `EBUSY`.
-    /// Changed only under the disk's `open_mutex`.
-    claim: AtomicBool,
     stats: Stats,
 }
 
@@ -174,7 +172,6 @@ impl Zram {
             storage <- new_spinlock!(None, "Zram::storage"),
             limit_pages: AtomicU64::new(0),
             same_detection: AtomicBool::new(true),
-            claim: AtomicBool::new(false),
             stats: Stats::default(),
         })
     }
@@ -190,7 +187,7 @@ impl Zram {
 
     /// Initialises the device with `requested` bytes (rounded up to whole pages): allocates the
     /// slot table and the pool and sets the disk's capacity.
-    pub(crate) fn initialise(&self, disk: DiskRef<'_>, requested: u64) -> Result {
+    pub(crate) fn initialise(&self, disk: DiskRef<'_, Zram>, requested: u64) -> Result {
         if requested == 0 {
             return Err(EINVAL);
         }
@@ -223,49 +220,35 @@ impl Zram {
             }),
             GFP_KERNEL,
         )?;
+        // Published exactly while `disksize` is set, both under `init_lock`.
+        disk.publish_io(storage.clone()).map_err(|_| EBUSY)?;
         *self.storage.lock() = Some(storage);
         config.disksize = disksize;
         disk.set_capacity_sectors(disksize >> SECTOR_SHIFT);
         Ok(())
     }
 
-    /// Claims the device for reset or removal: fails with `EBUSY` while it is open or already
-    /// claimed. On success, opens fail until [`Zram::unclaim`].
-    pub(crate) fn claim(&self, disk: DiskRef<'_>) -> Result {
-        disk.with_open_mutex(|openers| {
-            if openers > 0 || self.claim.load(Relaxed) {
-                Err(EBUSY)
-            } else {
-                self.claim.store(true, Relaxed);
-                Ok(())
-            }
-        })
-    }
-
-    /// Ends a claim.
-    pub(crate) fn unclaim(&self, disk: DiskRef<'_>) {
-        disk.with_open_mutex(|_| self.claim.store(false, Relaxed));
-    }
-
-    /// `reset`: frees everything stored and returns the device to its uninitialised state.
-    pub(crate) fn reset(&self, disk: DiskRef<'_>) -> Result {
-        self.claim(disk)?;
+    /// `reset`: frees everything stored and returns the device to its uninitialised state;
+    /// `EBUSY` while the disk is open.
+    pub(crate) fn reset(&self, disk: DiskRef<'_, Zram>) -> Result {
+        let claim = disk.claim()?;
         disk.sync();
-        self.reset_device(disk);
-        self.unclaim(disk);
+        self.reset_device(&claim);
         Ok(())
     }
 
     /// Frees everything stored, returns the settings to their defaults and zeroes the
-    /// counters; the caller has claimed the device.
-    pub(crate) fn reset_device(&self, disk: DiskRef<'_>) {
+    /// counters, under a claim of the disk.
+    pub(crate) fn reset_device(&self, claim: &Claim<'_, Zram>) {
         let mut config = self.init_lock.lock();
         self.limit_pages.store(0, Relaxed);
         self.same_detection.store(true, Relaxed);
-        disk.set_capacity_sectors(0);
+        claim.disk().set_capacity_sectors(0);
+        let io = claim.take_io();
         let storage = self.storage.lock().take();
-        // The last reference: frees every object, the pool, the table and the streams (may
+        // The last references: free every object, the pool, the table and the streams (may
         // sleep, so outside the spinlock).
+        drop(io);
         drop(storage);
         *config = Config::new();
         self.stats.reset();
@@ -375,7 +358,7 @@ impl Zram {
                         if object.len() != out.len() {
                             return Err(EIO);
                         }
-                        out.copy_from_slice(object);
+                        ffi::copy_page_bytes(out, object);
                         Ok(())
                     })
                     .unwrap_or(Err(EIO)),
@@ -442,7 +425,10 @@ impl Zram {
         let handle = self.alloc_object(storage, object.len())?;
         let pool = storage.pages.pool();
         let used = pool.total_pages();
-        self.stats.max_used_pages.fetch_max(used, Relaxed);
+        // Read first: an atomic read-modify-write on every write would bounce the line.
+        if used > self.stats.max_used_pages.load(Relaxed) {
+            self.stats.max_used_pages.fetch_max(used, Relaxed);
+        }
         let limit = self.limit_pages.load(Relaxed);
         if limit != 0 && used > limit {
             pool.free(handle);
@@ -460,10 +446,14 @@ impl Zram {
     }
 
     fn read_piece(&self, storage: &Storage, piece: Piece, out: &mut [u8]) -> Result {
-        // Empty and same-filled pages expand straight into the requested range, whole page or
-        // not: no bounce page, no copy.
+        if piece.len == PAGE_SIZE {
+            return self.read_page(storage, piece.index, out);
+        }
+        // Part of an empty or same-filled page expands straight into the requested range: no
+        // bounce page, no copy.
         {
-            let slot = storage.pages.lock(piece.index).ok_or(EIO)?;
+            let mut slot = storage.pages.lock(piece.index).ok_or(EIO)?;
+            slot.clear_idle();
             match slot.content() {
                 SlotContent::Empty => {
                     fill(out, piece.offset, 0);
@@ -475,9 +465,6 @@ impl Zram {
                 }
                 SlotContent::Stored { .. } => {}
             }
-        }
-        if piece.len == PAGE_SIZE {
-            return self.read_page(storage, piece.index, out);
         }
         let mut bounce = BouncePage::new()?;
         let page = bounce.bytes_mut();
@@ -568,39 +555,34 @@ impl Zram {
 }
 
 impl DiskOps for Zram {
-    fn open(&self) -> Result {
-        if self.claim.load(Relaxed) {
-            return Err(EBUSY);
-        }
-        Ok(())
-    }
+    type Io = Storage;
 
-    fn submit_bio(&self, bio: &mut Bio<'_>) -> Result {
-        let Some(storage) = self.storage() else {
+    fn submit_bio(&self, storage: Option<&Storage>, bio: &mut Bio<'_>) -> Result {
+        let Some(storage) = storage else {
             return Err(EIO);
         };
         match bio.op() {
             Op::Read => bio
-                .for_each_piece_out(|piece, out| self.read_piece(&storage, piece, out))
+                .for_each_piece_out(|piece, out| self.read_piece(storage, piece, out))
                 .inspect_err(|_| {
                     self.stats.failed_reads.fetch_add(1, Relaxed);
                 }),
             Op::Write => bio
-                .for_each_piece_in(|piece, data| self.write_piece(&storage, piece, data))
+                .for_each_piece_in(|piece, data| self.write_piece(storage, piece, data))
                 .inspect_err(|_| {
                     self.stats.failed_writes.fetch_add(1, Relaxed);
                 }),
             Op::Discard | Op::WriteZeroes => {
-                self.discard(&storage, bio.start_byte(), bio.len());
+                self.discard(storage, bio.start_byte(), bio.len());
                 Ok(())
             }
             Op::Other => Err(ffi::eopnotsupp()),
         }
     }
 
-    fn swap_slot_free_notify(&self, index: usize) {
+    fn swap_slot_free_notify(&self, storage: Option<&Storage>, index: usize) {
         self.stats.notify_free.fetch_add(1, Relaxed);
-        let Some(storage) = self.storage() else {
+        let Some(storage) = storage else {
             return;
         };
         match storage.pages.try_lock(index) {

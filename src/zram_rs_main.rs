@@ -81,12 +81,11 @@ impl Registry {
             .position(Option::is_none)
             .unwrap_or(devices.disks.len());
         let id_u32 = u32::try_from(id).map_err(|_| ENOSPC)?;
-        let zram = KBox::pin_init(Zram::new(id_u32), GFP_KERNEL)?;
         let disk = GenDisk::add(
             &devices.driver,
             id_u32,
             format_args!("zram{id}"),
-            zram,
+            Zram::new(id_u32),
             &attrs::GROUPS,
         )
         .inspect_err(|_| pr_err!("Error allocating disk structure for device {id}\n"))?;
@@ -106,9 +105,10 @@ impl Registry {
         let disk = entry.as_ref().ok_or(ENODEV)?;
         let zram = disk.data();
         // A claim held by a running `reset` is fine: deleting the disk waits for it.
-        if zram.claim(disk.disk()).is_ok() {
+        if let Ok(claim) = disk.disk().claim() {
             disk.disk().sync();
-            zram.reset_device(disk.disk());
+            zram.reset_device(&claim);
+            claim.keep_until_deleted();
         } else if disk.disk().with_open_mutex(|openers| openers > 0) {
             return Err(EBUSY);
         }

@@ -6,9 +6,11 @@
 #   SEED <driver> <rep> <seconds>      (dd of 100 MB of same-filled data, page cache)
 #   MEMORY <driver> <rep> <mem_used_total>
 #   STOSQ <GB/s>
+#   PROFILE <cell> <driver> <percent> <kernel symbol>   (BENCH_PROFILE=1: one perf run per cell)
 set -u
 reps=${BENCH_REPS:-5}
 size=${BENCH_SIZE:-32M}
+only=${BENCH_ONLY:-.}
 drivers="zram zram_rs"
 z=/sys/block/zram0
 dev=/dev/zram0
@@ -23,28 +25,50 @@ teardown() { # DRIVER
 	rmmod "$1"
 }
 
+# measure NAME DRIVER ALGORITHM RW BS FIO_OPTIONS...: one fio run on a fresh device (prefilled
+# for reads); prints fio's terse line. With BENCH_PROFILE=1 the run is sampled by perf and the
+# top kernel symbols are printed as PROFILE lines instead.
+measure() {
+	local name=$1 driver=$2 algorithm=$3 rw=$4 bs=$5
+	shift 5
+	setup "$driver" "$algorithm"
+	case $rw in
+	read | randread)
+		fio --name=prefill --rw=write --bs=1M "$@" >/dev/null 2>&1
+		;;
+	esac
+	if [ "${BENCH_PROFILE:-0}" = 1 ]; then
+		perf record -q -o /tmp/perf.data -e cpu-clock -F 10000 -a -- \
+			fio --name="$name" --rw="$rw" --bs="$bs" "$@" >/dev/null 2>&1
+		perf report -q -i /tmp/perf.data --stdio --sort sym 2>/dev/null |
+			awk -v cell="$name" -v driver="$driver" '$2 == "[k]" && n < 25 { n++; print "PROFILE", cell, driver, $1, $3 }'
+		rm -f /tmp/perf.data
+	else
+		fio --name="$name" --rw="$rw" --bs="$bs" "$@" 2>/dev/null | tail -n 1
+	fi
+	teardown "$driver"
+}
+
 # run_cell NAME ALGORITHM RW BS NUMJOBS BUFFER_OPTIONS...
 run_cell() {
 	local name=$1 algorithm=$2 rw=$3 bs=$4 jobs=$5
 	shift 5
+	echo "$name" | grep -Eq "$only" || return 0
 	local common=(--filename=$dev --direct=1 --ioengine=psync --size=$size --numjobs=$jobs
 		--offset_increment=$size --group_reporting --output-format=terse --terse-version=3 "$@")
 	for rep in $(seq 1 "$reps"); do
 		for driver in $drivers; do
-			setup $driver $algorithm
-			case $rw in
-			read | randread)
-				fio --name=prefill --rw=write --bs=1M "${common[@]}" >/dev/null 2>&1
-				;;
-			esac
-			line=$(fio --name="$name" --rw=$rw --bs=$bs "${common[@]}" 2>/dev/null | tail -n 1)
-			echo "RESULT $name $driver $rep $line"
-			teardown $driver
+			echo "RESULT $name $driver $rep $(BENCH_PROFILE=0 measure "$name" $driver $algorithm $rw $bs "${common[@]}")"
 		done
 	done
+	if [ "${BENCH_PROFILE:-0}" = 1 ]; then
+		for driver in $drivers; do
+			measure "$name" $driver $algorithm $rw $bs "${common[@]}"
+		done
+	fi
 }
 
-echo "BENCH: reps=$reps size=$size cpus=$(nproc) $(uname -r) $(uname -m)"
+echo "BENCH: reps=$reps size=$size only=$only cpus=$(nproc) $(uname -r) $(uname -m)"
 buffers=(
 	"zero lz4 --zero_buffers"
 	"same lz4 --buffer_pattern=0x0df0fecaefbeadde"
@@ -63,7 +87,7 @@ for buffer in "${buffers[@]}"; do
 done
 
 # The 2017 memset_l measurement: 100 MB of non-zero same-filled data, read with dd.
-for rep in $(seq 1 "$reps"); do
+echo seed | grep -Eq "$only" && for rep in $(seq 1 "$reps"); do
 	for driver in $drivers; do
 		setup $driver lzo-rle
 		fio --name=seed --filename=$dev --rw=write --bs=1M --size=100M --direct=1 \
@@ -77,7 +101,7 @@ for rep in $(seq 1 "$reps"); do
 done
 
 # Memory: the same compressible data set with each driver.
-for rep in $(seq 1 "$reps"); do
+echo memory | grep -Eq "$only" && for rep in $(seq 1 "$reps"); do
 	for driver in $drivers; do
 		setup $driver lz4
 		fio --name=memory --filename=$dev --rw=write --bs=1M --size=256M --direct=1 \
