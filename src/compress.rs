@@ -3,15 +3,16 @@
 //! does since 6.12 (no crypto API): lzo, lzo-rle, lz4, lz4hc, zstd, deflate and 842. A
 //! [`Stream`] owns one algorithm's work memory and a two-page output buffer; a
 //! [`StreamPool`] holds one stream per online CPU so that writers compress in parallel, and
-//! lends them out, sleeping while all are busy.
+//! lends them out without a lock (one atomic exchange), sleeping only while all are busy.
 //!
 //! An algorithm is offered only when the kernel was built with its library (checked with the
 //! kernel's `CONFIG_*` cfgs), so the module never references a missing symbol.
 
 use crate::algorithm::{Algorithm, NO_LEVEL};
 use crate::ffi;
+use core::cell::UnsafeCell;
 use core::ffi::c_int;
-use core::mem::ManuallyDrop;
+use core::sync::atomic::{fence, AtomicBool, AtomicUsize, Ordering};
 use kernel::alloc::flags::GFP_KERNEL;
 use kernel::alloc::{KBox, KVec, VVec};
 use kernel::new_condvar;
@@ -452,31 +453,45 @@ pub(crate) fn decompress_stateless(algorithm: Algorithm, src: &[u8], dst: &mut [
     Ok(())
 }
 
-/// The lendable streams and who waits for one.
-struct Streams {
-    /// `None` marks a stream that is lent out. Boxed, so lending moves a pointer.
-    places: KVec<Option<KBox<Stream>>>,
-    /// Borrowers sleeping on `returned`; a returned stream wakes one only when there is one.
-    waiting: usize,
+/// One stream of a pool and whether it is lent out.
+struct StreamPlace {
+    busy: AtomicBool,
+    stream: UnsafeCell<Stream>,
 }
 
-/// The streams of one device: one per online CPU at initialisation.
+/// The streams of one device: one per online CPU at initialisation. A borrower claims a place
+/// with one atomic compare-and-exchange, trying its own CPU's place first (as C zram's per-CPU
+/// streams), then the others; only when all are lent out does it sleep on `returned`.
+///
+/// # Invariants
+///
+/// A place's `stream` is accessed only by the [`StreamGuard`] that set its `busy` flag, until
+/// the guard clears it. `sleepers` counts borrowers that registered under `sleep_lock` and may
+/// be waiting on `returned`.
 #[pin_data]
 pub(crate) struct StreamPool {
+    places: KVec<StreamPlace>,
+    sleepers: AtomicUsize,
     #[pin]
-    streams: Mutex<Streams>,
+    sleep_lock: Mutex<()>,
     #[pin]
     returned: CondVar,
 }
+
+// SAFETY: the streams inside are reached only by the one guard that holds their place (type
+// invariant); everything else is atomics and kernel locks.
+unsafe impl Sync for StreamPool {}
+// SAFETY: the pool owns its streams, which are `Send`.
+unsafe impl Send for StreamPool {}
 
 /// A stream borrowed from a [`StreamPool`]; goes back on drop.
 ///
 /// # Invariants
 ///
-/// `stream` is initialised until `drop` takes it back to the pool.
+/// This guard set `place.busy` and is the only user of `place.stream` until it drops.
 pub(crate) struct StreamGuard<'a> {
     pool: &'a StreamPool,
-    stream: ManuallyDrop<KBox<Stream>>,
+    place: &'a StreamPlace,
 }
 
 impl StreamPool {
@@ -486,34 +501,62 @@ impl StreamPool {
         level: i32,
         count: usize,
     ) -> Result<impl PinInit<Self>> {
-        let mut places = KVec::with_capacity(count, GFP_KERNEL)?;
+        let mut places = KVec::with_capacity(count.max(1), GFP_KERNEL)?;
         for _ in 0..count.max(1) {
             places.push(
-                Some(KBox::new(Stream::new(algorithm, level)?, GFP_KERNEL)?),
+                StreamPlace {
+                    busy: AtomicBool::new(false),
+                    stream: UnsafeCell::new(Stream::new(algorithm, level)?),
+                },
                 GFP_KERNEL,
             )?;
         }
-        let streams = Streams { places, waiting: 0 };
         Ok(pin_init!(Self {
-            streams <- new_mutex!(streams, "StreamPool::streams"),
+            places,
+            sleepers: AtomicUsize::new(0),
+            sleep_lock <- new_mutex!((), "StreamPool::sleep_lock"),
             returned <- new_condvar!("StreamPool::returned"),
         }))
     }
 
+    /// Borrows a free stream if there is one, trying the current CPU's first; never sleeps.
+    pub(crate) fn try_get(&self) -> Option<StreamGuard<'_>> {
+        let count = self.places.len();
+        let first = (ffi::this_cpu() as usize).checked_rem(count)?;
+        let (lower, own_and_higher) = self.places.split_at(first);
+        Iterator::chain(own_and_higher.iter(), lower).find_map(|place| {
+            let free = !place.busy.load(Ordering::Relaxed)
+                && place
+                    .busy
+                    .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+                    .is_ok();
+            // `then`, not `then_some`: a guard made for a place we did not claim would
+            // release it when dropped.
+            // INVARIANT: made only when this thread just set `busy`.
+            free.then(|| StreamGuard { pool: self, place })
+        })
+    }
+
     /// Borrows a stream, sleeping until one is free.
     pub(crate) fn get(&self) -> StreamGuard<'_> {
-        let mut streams = self.streams.lock();
+        if let Some(stream) = self.try_get() {
+            return stream;
+        }
+        let mut sleep = self.sleep_lock.lock();
         loop {
-            if let Some(stream) = streams.places.iter_mut().find_map(Option::take) {
-                // INVARIANT: holds a stream until dropped.
-                return StreamGuard {
-                    pool: self,
-                    stream: ManuallyDrop::new(stream),
-                };
+            // Register, then look again: a guard that returns its stream after this sees the
+            // registration (both sides fence) and wakes us under `sleep_lock`, which we hold
+            // until `wait` has queued us.
+            self.sleepers.fetch_add(1, Ordering::Relaxed);
+            fence(Ordering::SeqCst);
+            let found = self.try_get();
+            if found.is_none() {
+                self.returned.wait(&mut sleep);
             }
-            streams.waiting += 1;
-            self.returned.wait(&mut streams);
-            streams.waiting -= 1;
+            self.sleepers.fetch_sub(1, Ordering::Relaxed);
+            if let Some(stream) = found {
+                return stream;
+            }
         }
     }
 }
@@ -522,28 +565,24 @@ impl core::ops::Deref for StreamGuard<'_> {
     type Target = Stream;
 
     fn deref(&self) -> &Stream {
-        &self.stream
+        // SAFETY: this guard is the stream's only user (type invariant).
+        unsafe { &*self.place.stream.get() }
     }
 }
 
 impl core::ops::DerefMut for StreamGuard<'_> {
     fn deref_mut(&mut self) -> &mut Stream {
-        &mut self.stream
+        // SAFETY: this guard is the stream's only user (type invariant), borrowed mutably.
+        unsafe { &mut *self.place.stream.get() }
     }
 }
 
 impl Drop for StreamGuard<'_> {
     fn drop(&mut self) {
-        // SAFETY: the stream is initialised (type invariant) and taken exactly once, here.
-        let stream = unsafe { ManuallyDrop::take(&mut self.stream) };
-        let mut streams = self.pool.streams.lock();
-        // There is a free place: this stream came from one.
-        if let Some(free) = streams.places.iter_mut().find(|place| place.is_none()) {
-            *free = Some(stream);
-        }
-        let wake = streams.waiting > 0;
-        drop(streams);
-        if wake {
+        self.place.busy.store(false, Ordering::Release);
+        fence(Ordering::SeqCst);
+        if self.pool.sleepers.load(Ordering::Relaxed) > 0 {
+            let _sleep = self.pool.sleep_lock.lock();
             self.pool.returned.notify_one();
         }
     }

@@ -149,6 +149,8 @@ extern "C" {
     /// `preempt_disable()` / `preempt_enable()` (inline per-CPU operations in C).
     pub(crate) fn zram_rs_preempt_disable();
     pub(crate) fn zram_rs_preempt_enable();
+    /// `raw_smp_processor_id()`.
+    pub(crate) fn zram_rs_this_cpu() -> c_uint;
     /// `disk_openers()`.
     pub(crate) fn zram_rs_disk_openers(disk: *mut bindings::gendisk) -> c_uint;
     /// `mutex_lock()` / `mutex_unlock()` on `disk->open_mutex` (a macro under lockdep).
@@ -244,6 +246,41 @@ pub(crate) const GFP_POOL_OBJECT_FAST: bindings::gfp_t =
 /// `GFP_NOIO`: for bounce pages on the I/O path.
 pub(crate) const GFP_NOIO: bindings::gfp_t =
     gfp_bit(bindings::___GFP_DIRECT_RECLAIM_BIT) | gfp_bit(bindings::___GFP_KSWAPD_RECLAIM_BIT);
+
+/// `preempt_disable()`. Without `CONFIG_PREEMPT_COUNT` the C macro is only a compiler barrier,
+/// which the atomic operation that follows it here already is, so no call is made.
+///
+/// # Safety
+///
+/// Must be paired with [`preempt_enable`] on the same thread.
+#[inline(always)]
+pub(crate) unsafe fn preempt_disable() {
+    #[cfg(CONFIG_PREEMPT_COUNT)]
+    // SAFETY: `preempt_disable()` has no preconditions; the caller pairs it.
+    unsafe {
+        zram_rs_preempt_disable()
+    };
+}
+
+/// `preempt_enable()`; see [`preempt_disable`].
+///
+/// # Safety
+///
+/// Undoes one [`preempt_disable`] of the same thread.
+#[inline(always)]
+pub(crate) unsafe fn preempt_enable() {
+    #[cfg(CONFIG_PREEMPT_COUNT)]
+    // SAFETY: pairs with an earlier `preempt_disable()` of this thread (caller's promise).
+    unsafe {
+        zram_rs_preempt_enable()
+    };
+}
+
+/// The CPU this thread runs on now (`raw_smp_processor_id()`): a hint, it may change at once.
+pub(crate) fn this_cpu() -> u32 {
+    // SAFETY: reads a per-CPU number; no preconditions.
+    unsafe { zram_rs_this_cpu() }
+}
 
 /// `num_online_cpus()`.
 pub(crate) fn num_online_cpus() -> u32 {

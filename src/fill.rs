@@ -135,14 +135,23 @@ mod aarch64 {
 
 /// Fills `dst` with the bytes found at `page_offset..page_offset + dst.len()` of a page made of
 /// `word` repeated (native byte order).
+#[inline]
 pub fn fill(dst: &mut [u8], page_offset: usize, word: u64) {
     let len = dst.len();
-    // The common case (whole pages, word-aligned sub-page reads): words only.
+    // The common case (whole pages, word-aligned sub-page reads): words only, inlined.
     if (page_offset | len | dst.as_ptr() as usize) % WORD == 0 {
         // SAFETY: `dst` is 8-aligned and holds exactly `len / 8` words.
         unsafe { memset64(dst.as_mut_ptr().cast::<u64>(), word, len / WORD) };
-        return;
+    } else {
+        fill_unaligned(dst, page_offset, word);
     }
+}
+
+/// [`fill`] for a range that starts or ends inside a word: bytes up to the first word
+/// boundary, whole words, then the remaining bytes.
+#[inline(never)]
+fn fill_unaligned(dst: &mut [u8], page_offset: usize, word: u64) {
+    let len = dst.len();
     let pattern = word.to_ne_bytes();
     // Bytes until the pattern and the destination are both at a word boundary. In the kernel,
     // a page mapping is page-aligned, so both line up; elsewhere only the phase is honoured.

@@ -8,6 +8,7 @@
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/preempt.h>
+#include <linux/smp.h>
 
 /* module_param() is a macro that places a struct kernel_param in the __param section. */
 static unsigned int num_devices = 1;
@@ -30,6 +31,12 @@ void zram_rs_preempt_enable(void);
 void zram_rs_preempt_enable(void)
 {
 	preempt_enable();
+}
+
+unsigned int zram_rs_this_cpu(void);
+unsigned int zram_rs_this_cpu(void)
+{
+	return raw_smp_processor_id();
 }
 
 unsigned int zram_rs_disk_openers(struct gendisk *disk);

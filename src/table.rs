@@ -104,7 +104,7 @@ impl PageStore {
     fn try_lock_slot<'a>(&'a self, slot: &'a Slot) -> Option<SlotGuard<'a>> {
         // SAFETY: `preempt_disable()` has no preconditions; undone on failure below or by the
         // guard's drop.
-        unsafe { ffi::zram_rs_preempt_disable() };
+        unsafe { ffi::preempt_disable() };
         if slot.flags.fetch_or(slot::LOCK, Ordering::Acquire) & slot::LOCK == 0 {
             // INVARIANT: this thread set the lock bit and disabled preemption.
             Some(SlotGuard {
@@ -113,7 +113,7 @@ impl PageStore {
             })
         } else {
             // SAFETY: pairs with the `preempt_disable()` above.
-            unsafe { ffi::zram_rs_preempt_enable() };
+            unsafe { ffi::preempt_enable() };
             None
         }
     }
@@ -222,6 +222,6 @@ impl Drop for SlotGuard<'_> {
     fn drop(&mut self) {
         self.slot.flags.fetch_and(!slot::LOCK, Ordering::Release);
         // SAFETY: pairs with the `preempt_disable()` taken with the lock (type invariant).
-        unsafe { ffi::zram_rs_preempt_enable() };
+        unsafe { ffi::preempt_enable() };
     }
 }

@@ -363,17 +363,26 @@ impl Zram {
                     })
                     .unwrap_or(Err(EIO)),
                 SlotContent::Stored { huge: false, .. } => {
-                    if let Some(stream) = stream.as_mut() {
-                        slot.read_object(|object, _| stream.decompress(object, out))
-                    } else if compress::decompresses_without_stream(storage.algorithm) {
+                    if compress::decompresses_without_stream(storage.algorithm) {
                         slot.read_object(|object, _| {
                             compress::decompress_stateless(storage.algorithm, object, out)
                         })
                     } else {
-                        // Waiting for a stream may sleep: not under the slot lock.
-                        drop(slot);
-                        stream = Some(storage.streams.get());
-                        continue;
+                        // A free stream is taken without waiting, under the slot lock.
+                        if stream.is_none() {
+                            stream = storage.streams.try_get();
+                        }
+                        match stream.as_mut() {
+                            Some(stream) => {
+                                slot.read_object(|object, _| stream.decompress(object, out))
+                            }
+                            None => {
+                                // Waiting for a stream may sleep: not under the slot lock.
+                                drop(slot);
+                                stream = Some(storage.streams.get());
+                                continue;
+                            }
+                        }
                     }
                     .unwrap_or(Err(EIO))
                 }

@@ -12,6 +12,11 @@ reps=${BENCH_REPS:-5}
 size=${BENCH_SIZE:-32M}
 only=${BENCH_ONLY:-.}
 drivers="zram zram_rs"
+# The driver that goes first changes with every repetition, so that what one run leaves behind
+# (freed pages on per-CPU lists, warmed caches) favours neither driver in the medians.
+order() { # REP
+	if [ $(($1 % 2)) = 1 ]; then echo zram zram_rs; else echo zram_rs zram; fi
+}
 z=/sys/block/zram0
 dev=/dev/zram0
 
@@ -38,10 +43,11 @@ measure() {
 		;;
 	esac
 	if [ "${BENCH_PROFILE:-0}" = 1 ]; then
+		# Long enough (guest seconds, repeating the I/O) for thousands of samples.
 		perf record -q -o /tmp/perf.data -e cpu-clock -F 10000 -a -- \
-			fio --name="$name" --rw="$rw" --bs="$bs" "$@" >/dev/null 2>&1
+			fio --name="$name" --rw="$rw" --bs="$bs" --time_based --runtime=3 "$@" >/dev/null 2>&1
 		perf report -q -i /tmp/perf.data --stdio --sort sym 2>/dev/null |
-			awk -v cell="$name" -v driver="$driver" '$2 == "[k]" && n < 25 { n++; print "PROFILE", cell, driver, $1, $3 }'
+			awk -v cell="$name" -v driver="$driver" '$2 == "[k]" && $3 != "pv_native_safe_halt" && n < 30 { n++; print "PROFILE", cell, driver, $1, $3 }'
 		rm -f /tmp/perf.data
 	else
 		fio --name="$name" --rw="$rw" --bs="$bs" "$@" 2>/dev/null | tail -n 1
@@ -57,7 +63,7 @@ run_cell() {
 	local common=(--filename=$dev --direct=1 --ioengine=psync --size=$size --numjobs=$jobs
 		--offset_increment=$size --group_reporting --output-format=terse --terse-version=3 "$@")
 	for rep in $(seq 1 "$reps"); do
-		for driver in $drivers; do
+		for driver in $(order "$rep"); do
 			echo "RESULT $name $driver $rep $(BENCH_PROFILE=0 measure "$name" $driver $algorithm $rw $bs "${common[@]}")"
 		done
 	done
@@ -88,7 +94,7 @@ done
 
 # The 2017 memset_l measurement: 100 MB of non-zero same-filled data, read with dd.
 echo seed | grep -Eq "$only" && for rep in $(seq 1 "$reps"); do
-	for driver in $drivers; do
+	for driver in $(order "$rep"); do
 		setup $driver lzo-rle
 		fio --name=seed --filename=$dev --rw=write --bs=1M --size=100M --direct=1 \
 			--buffer_pattern=0x0df0fecaefbeadde >/dev/null 2>&1
@@ -102,7 +108,7 @@ done
 
 # Memory: the same compressible data set with each driver.
 echo memory | grep -Eq "$only" && for rep in $(seq 1 "$reps"); do
-	for driver in $drivers; do
+	for driver in $(order "$rep"); do
 		setup $driver lz4
 		fio --name=memory --filename=$dev --rw=write --bs=1M --size=256M --direct=1 \
 			--buffer_compress_percentage=60 --refill_buffers --randseed=$rep >/dev/null 2>&1
