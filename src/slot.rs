@@ -18,7 +18,7 @@ pub const HUGE: u32 = 1 << (FLAG_SHIFT + 3);
 /// The page was not accessed since `idle` marked it (`ZRAM_IDLE`); not part of the content.
 pub const IDLE: u32 = 1 << (FLAG_SHIFT + 4);
 /// The slot's lock bit; never part of the content.
-pub const LOCK: u32 = 1 << 31;
+pub const LOCK: u32 = 1 << 30;
 
 /// Size of a page, the unit of one slot.
 pub const PAGE_SIZE: usize = 4096;

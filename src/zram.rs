@@ -8,7 +8,8 @@
 //!
 //! Lock order: `init_lock` (a mutex; disksize, reset, algorithm and limit changes) → `storage`
 //! (a spinlock held only to clone or swap the `Arc` of the initialised state) → a compression
-//! stream (a sleeping wait in `StreamPool`) → a slot lock (`table.rs`) → zsmalloc's own locks.
+//! stream (a sleeping wait in `StreamPool`; under a slot lock only `try_get`, which never
+//! waits) → a slot lock (`table.rs`) → zsmalloc's own locks.
 //! The I/O path takes no device-wide lock: it gets the storage the disk published
 //! ([`DiskRef::publish_io`]), may wait for a stream, and then only locks single slots. `reset`
 //! takes the storage back under a [`Claim`] (no openers, so no I/O in flight). Attributes
@@ -338,6 +339,7 @@ impl Zram {
     }
 
     /// Reads page `index` into `out` (`PAGE_SIZE` bytes).
+    #[inline(always)]
     fn read_page(&self, storage: &Storage, index: usize, out: &mut [u8]) -> Result {
         let mut stream: Option<StreamGuard<'_>> = None;
         loop {
