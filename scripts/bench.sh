@@ -26,6 +26,8 @@ python3 -c 'import matplotlib' 2>/dev/null || pip install -q matplotlib >&2
 if [ -n "${BENCH_LOG:-}" ]; then
 	echo "bench: guest part taken from $BENCH_LOG"
 	cp "$BENCH_LOG" "$out/console.log"
+	clock_file=$(dirname "$BENCH_LOG")/clock.txt
+	[ ! -e "$clock_file" ] || cp "$clock_file" "$out/clock.txt"
 else
 	echo "bench: guest part (TCG unless ACCEL=kvm; only same-boot ratios mean anything under TCG)"
 	"$here/vm.sh" bench

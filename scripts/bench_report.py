@@ -157,6 +157,9 @@ try:
     errors = [[r["ratio_median"] - r["ratio_min"] for r in rows], [r["ratio_max"] - r["ratio_median"] for r in rows]]
     ax.bar(range(len(rows)), values, yerr=errors, color=["#4c72b0" if v >= 1 else "#dd8452" for v in values])
     ax.axhline(1.0, color="black", linewidth=1)
+    low = min(r["ratio_min"] for r in rows)
+    high = max(r["ratio_max"] for r in rows)
+    ax.set_ylim(min(0.8, low - 0.05), max(1.2, high + 0.05))
     ax.set_xticks(range(len(rows)))
     ax.set_xticklabels(names, rotation=75, ha="right", fontsize=7)
     ax.set_ylabel("zram_rs / C zram (median, min-max)")
