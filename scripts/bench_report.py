@@ -58,13 +58,13 @@ for line in log:
         stosq = float(line.split()[1])
 
 
-def summarise(per_driver, higher_is_better=True):
+def summarise(per_driver):
     c, rs = per_driver.get("zram", {}), per_driver.get("zram_rs", {})
     reps = sorted(set(c) & set(rs))
     if not reps:
         return None
     value = lambda d, r: d[r][0] if isinstance(d[r], tuple) else d[r]
-    ratios = [value(rs, r) / value(c, r) if higher_is_better else value(rs, r) / value(c, r) for r in reps]
+    ratios = [value(rs, r) / value(c, r) for r in reps]
     return {
         "c_median": statistics.median(value(c, r) for r in reps),
         "rs_median": statistics.median(value(rs, r) for r in reps),

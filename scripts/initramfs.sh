@@ -20,7 +20,7 @@ x86_64) root=/ triplet=x86_64-linux-gnu interpreter=/lib64/ld-linux-x86-64.so.2 
 arm64) root=$("$here/arm64-userland.sh" | tail -n 1) triplet=aarch64-linux-gnu interpreter=/lib/ld-linux-aarch64.so.1 ;;
 esac
 tools=(/bin/bash /sbin/mke2fs /sbin/e2fsck /usr/bin/fio /sbin/zramctl /usr/bin/cmp /usr/bin/sha256sum)
-# GUEST_EXTRA_TOOLS: more programs from the same root (make profile adds perf).
+# GUEST_EXTRA_TOOLS: more programs from the same root (BENCH_PROFILE=1 make bench adds perf).
 # shellcheck disable=SC2206
 tools+=(${GUEST_EXTRA_TOOLS:-})
 

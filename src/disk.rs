@@ -400,9 +400,7 @@ impl<'a, T: DiskOps> Claim<'a, T> {
         // `DiskData`), handed over here now that the slot is null.
         (!io.is_null()).then(|| unsafe { Arc::from_raw(io) })
     }
-}
 
-impl<T: DiskOps> Claim<'_, T> {
     /// Keeps the disk claimed until it is deleted (for removal: no open may slip in between).
     pub(crate) fn keep_until_deleted(self) {
         core::mem::forget(self);

@@ -4,9 +4,9 @@
 //!
 //! The scan reads the last word first (real data often differs at the end, so most non-same
 //! pages are rejected after two loads), then compares the page eight words (a cache line) at a
-//! time, stopping at the first group with a difference. Plain scalar code: kernel Rust targets are soft-float,
-//! so SIMD would need `kernel_fpu_begin()`, which costs more than the scan. Shared with the host
-//! crate, where it is tested against a naive scan and benchmarked.
+//! time, stopping at the first group with a difference. Plain scalar code: kernel Rust targets
+//! are soft-float, so SIMD would need `kernel_fpu_begin()`, which costs more than the scan.
+//! Shared with the host crate, where it is tested against a naive scan and benchmarked.
 
 /// Bytes of one word: the fill unit (`unsigned long`, 64-bit on the supported targets).
 pub const WORD: usize = 8;

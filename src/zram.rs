@@ -233,14 +233,14 @@ impl Zram {
     /// `EBUSY` while the disk is open.
     pub(crate) fn reset(&self, disk: DiskRef<'_, Zram>) -> Result {
         let claim = disk.claim()?;
-        disk.sync();
         self.reset_device(&claim);
         Ok(())
     }
 
-    /// Frees everything stored, returns the settings to their defaults and zeroes the
-    /// counters, under a claim of the disk.
+    /// Writes back the disk's dirty page cache, frees everything stored, returns the settings
+    /// to their defaults and zeroes the counters, under a claim of the disk.
     pub(crate) fn reset_device(&self, claim: &Claim<'_, Zram>) {
+        claim.disk().sync();
         let mut config = self.init_lock.lock();
         self.limit_pages.store(0, Relaxed);
         self.same_detection.store(true, Relaxed);

@@ -106,7 +106,6 @@ impl Registry {
         let zram = disk.data();
         // A claim held by a running `reset` is fine: deleting the disk waits for it.
         if let Ok(claim) = disk.disk().claim() {
-            disk.disk().sync();
             zram.reset_device(&claim);
             claim.keep_until_deleted();
         } else if disk.disk().with_open_mutex(|openers| openers > 0) {
