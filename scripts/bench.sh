@@ -6,6 +6,8 @@
 # BENCH_CLOCK=icount times by guest instructions instead of the host's clock (see vm.sh);
 # BENCH_ONLY=<regex> limits the cells (names as in the table, plus "seed" and "memory");
 # BENCH_PROFILE=1 adds one perf-sampled run per cell and driver (x86_64: the host's perf);
+# BENCH_PROFILE=insn replaces the timed runs by one run per cell and driver whose guest
+# instructions a QEMU plugin (tools/insn_count.c) counts: insn.txt, instructions per page;
 # BENCH_LOG=<console log of an earlier run> redoes only the host part and the report.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -21,18 +23,60 @@ fi
 out=$ZRAM_RS_TOP/results/bench-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
 
+# The instruction-counting plugin, built against the plugin header of the QEMU that runs the VM
+# (from Debian's source tarball of the installed version). Prints the plugin's path.
+insn_plugin() {
+	local version upstream dir
+	version=$(qemu-system-x86_64 --version | sed -n 's/.*(Debian \(.*\)).*/\1/p' | head -n 1)
+	upstream=${version#*:}
+	upstream=${upstream%-*}
+	[ -n "$upstream" ] || { echo "bench: cannot tell the QEMU version" >&2; return 1; }
+	dir=$ZRAM_RS_CACHE/qemu-plugin/$upstream
+	mkdir -p "$dir"
+	if [ ! -s "$dir/qemu-plugin.h" ]; then
+		echo "bench: fetching qemu-plugin.h from Debian's qemu $upstream source" >&2
+		curl -sSfL "http://deb.debian.org/debian/pool/main/q/qemu/qemu_$upstream.orig.tar.xz" |
+			tar -xJO --wildcards '*/include/qemu/qemu-plugin.h' >"$dir/qemu-plugin.h.part"
+		mv "$dir/qemu-plugin.h.part" "$dir/qemu-plugin.h"
+	fi
+	# shellcheck disable=SC2046 # (pkg-config's flags are words)
+	gcc -O2 -Wall -Wno-unused-parameter -shared -fPIC -I"$dir" $(pkg-config --cflags glib-2.0) \
+		-o "$dir/insn_count.so" "$ZRAM_RS_TOP/tools/insn_count.c" -lpthread
+	echo "$dir/insn_count.so"
+}
+
+if [ "${BENCH_PROFILE:-0}" = insn ] && [ -z "${BENCH_LOG:-}" ]; then
+	[ "$BENCH_CLOCK" = wall ] || { echo "bench: BENCH_PROFILE=insn counts, it does not time" >&2; exit 2; }
+	plugin=$(insn_plugin)
+	kdir=$("$here/kernel.sh" | tail -n 1)
+	case $ARCH_NAME in
+	x86_64) sync_entry=__x64_sys_sync ;;
+	arm64) sync_entry=__arm64_sys_sync ;;
+	esac
+	marker=$(awk -v entry="$sync_entry" '$3 == entry { print $1 }' "$kdir/System.map")
+	export VM_QEMU_EXTRA="-plugin $plugin,marker=$marker,out=$out/insn-counts.txt"
+	cp "$kdir/System.map" "$out/System.map"
+fi
+
 python3 -c 'import matplotlib' 2>/dev/null || pip install -q matplotlib >&2
 
 if [ -n "${BENCH_LOG:-}" ]; then
 	echo "bench: guest part taken from $BENCH_LOG"
 	cp "$BENCH_LOG" "$out/console.log"
-	clock_file=$(dirname "$BENCH_LOG")/clock.txt
-	[ ! -e "$clock_file" ] || cp "$clock_file" "$out/clock.txt"
+	for file in clock.txt insn-counts.txt System.map; do
+		[ ! -e "$(dirname "$BENCH_LOG")/$file" ] || cp "$(dirname "$BENCH_LOG")/$file" "$out/"
+	done
 else
 	echo "bench: guest part (TCG unless ACCEL=kvm; only same-boot ratios mean anything under TCG)"
 	"$here/vm.sh" bench
 	cp "$ZRAM_RS_CACHE/vm/$ARCH_NAME/console-bench.log" "$out/console.log"
 	echo "${ACCEL:-tcg} $BENCH_CLOCK" >"$out/clock.txt"
+fi
+
+if [ -e "$out/insn-counts.txt" ]; then
+	python3 "$here/insn_report.py" "$out" "$out/System.map"
+	echo "bench: results in $out"
+	exit 0
 fi
 
 echo "bench: host part: instructions per 4 KiB page (valgrind --tool=callgrind)"

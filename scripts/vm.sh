@@ -5,7 +5,7 @@
 #        vm.sh test SCRIPT...   boot the VM, run kselftest-style scripts, report their TAP
 # Builds the kernel (cached) and zram_rs.ko first. Environment: ARCH_NAME (x86_64 | arm64),
 # KCONFIG_VARIANT, ACCEL (tcg by default: KVM does not work on the machines this was made on),
-# MEM, SMP, VM_TIMEOUT (seconds for the whole boot). Test mode ends with the line
+# MEM, SMP, VM_TIMEOUT (seconds for the whole boot), VM_QEMU_EXTRA (more QEMU arguments). Test mode ends with the line
 # "vm: N passed, N failed, N skipped" and exits non-zero on any failure.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -50,7 +50,9 @@ esac
 echo "vm: booting $ARCH_NAME under QEMU ($ACCEL$([ "$ACCEL" = tcg ] && echo ': software emulation, timings are TCG')${clock:+, clock from instruction counts}, $SMP CPUs, $MEM)"
 start=$(date +%s)
 set +e
-timeout "$VM_TIMEOUT" "${qemu[@]}" "${clock[@]}" -m "$MEM" -smp "$SMP" -nographic -no-reboot -net none \
+# shellcheck disable=SC2206 # (VM_QEMU_EXTRA is split into words on purpose)
+extra_qemu=(${VM_QEMU_EXTRA:-})
+timeout "$VM_TIMEOUT" "${qemu[@]}" "${clock[@]}" "${extra_qemu[@]}" -m "$MEM" -smp "$SMP" -nographic -no-reboot -net none \
 	-kernel "$image" -initrd "$initrd" \
 	-append "console=$console panic=-1 loglevel=3 zram_rs.mode=$mode $extra_append" \
 	</dev/null 2>&1 | sed -u 's/\r$//' | tee "$log" | grep --line-buffered -v '^VM-DMESG' | \

@@ -8,7 +8,6 @@ use crate::ffi;
 use core::marker::PhantomData;
 use core::ptr::NonNull;
 use kernel::bindings;
-use kernel::ffi::c_void;
 use kernel::prelude::*;
 
 // `bv_page + n` below is `nth_page()` only when struct pages are virtually contiguous.
@@ -121,7 +120,9 @@ impl Bio<'_> {
                 offset: (disk_byte % PAGE_SIZE as u64) as usize,
                 len: 0,
             };
-            let len = (bvec.bv_len as usize - in_bvec)
+            // `in_bvec < bv_len` (a bvec_iter invariant); each bound below is at least 1.
+            let len = (bvec.bv_len as usize)
+                .wrapping_sub(in_bvec)
                 .min(PAGE_SIZE - mem_offset)
                 .min(PAGE_SIZE - piece.offset)
                 .min(iter.bi_size as usize);
@@ -136,20 +137,40 @@ impl Bio<'_> {
                 let base = bindings::kmap_local_page(page).cast::<u8>();
                 let bytes = core::slice::from_raw_parts_mut(base.add(mem_offset), len);
                 let result = f(piece, bytes);
-                bindings::kunmap_local(base.cast::<c_void>());
+                unmap_local(base);
                 #[cfg(target_arch = "aarch64")]
                 ffi::flush_dcache_page(page);
                 result
             };
             result?;
-            disk_byte += len as u64;
-            iter.bi_size -= len as u32;
-            iter.bi_bvec_done += len as u32;
+            // No overflow: `len` is at most what is left of the bio and of the bvec, and a bio's
+            // sectors, bvec count and sizes fit their types.
+            disk_byte = disk_byte.wrapping_add(len as u64);
+            iter.bi_size = iter.bi_size.wrapping_sub(len as u32);
+            iter.bi_bvec_done = iter.bi_bvec_done.wrapping_add(len as u32);
             if iter.bi_bvec_done == bvec.bv_len {
-                iter.bi_idx += 1;
+                iter.bi_idx = iter.bi_idx.wrapping_add(1);
                 iter.bi_bvec_done = 0;
             }
         }
         Ok(())
     }
+}
+
+/// `kunmap_local()` of a page mapped by `kmap_local_page()`. Without `CONFIG_HIGHMEM` pages are
+/// never mapped temporarily and `kunmap_local()` does nothing (only parisc, which Rust does not
+/// support, flushes there), so the out-of-line helper is not called.
+///
+/// # Safety
+///
+/// `base` was returned by `kmap_local_page()` and is unmapped once, in reverse mapping order.
+#[inline(always)]
+unsafe fn unmap_local(base: *mut u8) {
+    #[cfg(CONFIG_HIGHMEM)]
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        bindings::kunmap_local(base.cast::<kernel::ffi::c_void>())
+    };
+    #[cfg(not(CONFIG_HIGHMEM))]
+    let _ = base;
 }

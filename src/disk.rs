@@ -28,9 +28,14 @@ use kernel::sync::Arc;
 pub(crate) trait DiskOps: Send + Sync + Sized {
     /// The state the I/O path works on while the disk is set up.
     type Io: Send + Sync;
-    /// Handles a bio, with the published I/O state if there is one; the error, if any,
-    /// becomes the bio's status.
-    fn submit_bio(&self, io: Option<&Self::Io>, bio: &mut Bio<'_>) -> Result;
+    /// Reads a bio's data from the disk into the bio's buffers. The error, if any, becomes the
+    /// bio's status. (Without published I/O state, reads and writes fail with `EIO`.)
+    fn read(&self, io: &Self::Io, bio: &mut Bio<'_>) -> Result;
+    /// Writes a bio's data to the disk; as [`DiskOps::read`].
+    fn write(&self, io: &Self::Io, bio: &Bio<'_>) -> Result;
+    /// Discards `len` bytes from byte `start` (also for write-zeroes bios: what is discarded
+    /// reads back as zeros).
+    fn discard(&self, io: &Self::Io, start: u64, len: u64);
     /// Swap no longer needs the page at `index`. Called in atomic context: must not sleep.
     fn swap_slot_free_notify(&self, io: Option<&Self::Io>, index: usize);
 }
@@ -435,34 +440,56 @@ unsafe fn driver_data<'a, T: DiskOps>(disk: *mut bindings::gendisk) -> &'a DiskD
 unsafe extern "C" fn submit_bio_callback<T: DiskOps>(bio: *mut bindings::bio) {
     // SAFETY: the block layer passes a live bio for one of our disks and gives it to us until we
     // call `bio_endio`.
-    unsafe {
-        let bdev = (*bio).bi_bdev;
-        let data = driver_data::<T>((*bdev).bd_disk);
-        let (accounted, start, result) = {
-            let mut wrapped = Bio::from_raw(NonNull::new_unchecked(bio));
-            let accounted = matches!(wrapped.op(), Op::Read | Op::Write);
-            let start = if accounted {
-                bindings::bio_start_io_acct(bio)
-            } else {
-                0
-            };
-            // The bio's submitter holds the disk open until the bio completes, below.
-            (
-                accounted,
-                start,
-                data.ops.submit_bio(data.io(), &mut wrapped),
-            )
-        };
-        if accounted {
-            bindings::bio_end_io_acct_remapped(bio, start, bdev);
+    let bdev = unsafe { (*bio).bi_bdev };
+    // SAFETY: the bio's disk is one of ours.
+    let data = unsafe { driver_data::<T>((*bdev).bd_disk) };
+    // SAFETY: the bio's submitter holds the disk open until the bio completes, below.
+    let io = unsafe { data.io() };
+    // SAFETY: the bio is live and ours until `bio_endio` below; `wrapped` is not used after it.
+    let mut wrapped = unsafe { Bio::from_raw(NonNull::new_unchecked(bio)) };
+    let result = match wrapped.op() {
+        Op::Read => {
+            let read = || io.map_or(Err(EIO), |io| data.ops.read(io, &mut wrapped));
+            // SAFETY: `bio` is live and being handled here.
+            unsafe { accounted(bio, read) }
         }
-        (*bio).bi_status = match result {
-            Ok(()) => ffi::BLK_STS_OK,
-            Err(e) if e == ffi::eopnotsupp() => ffi::BLK_STS_NOTSUPP,
-            Err(_) => ffi::BLK_STS_IOERR,
-        };
+        Op::Write => {
+            let write = || io.map_or(Err(EIO), |io| data.ops.write(io, &wrapped));
+            // SAFETY: as above.
+            unsafe { accounted(bio, write) }
+        }
+        Op::Discard | Op::WriteZeroes => io.map_or(Err(EIO), |io| {
+            data.ops.discard(io, wrapped.start_byte(), wrapped.len());
+            Ok(())
+        }),
+        Op::Other => Err(ffi::eopnotsupp()),
+    };
+    let status = match result {
+        Ok(()) => ffi::BLK_STS_OK,
+        Err(e) if e == ffi::eopnotsupp() => ffi::BLK_STS_NOTSUPP,
+        Err(_) => ffi::BLK_STS_IOERR,
+    };
+    // SAFETY: the bio is still ours (`wrapped` only borrowed it); `bio_endio` gives it back.
+    unsafe {
+        (*bio).bi_status = status;
         bindings::bio_endio(bio);
     }
+}
+
+/// Runs `f`, the handling of a read or write bio, inside the disk's I/O accounting
+/// (`/sys/block/<disk>/stat`, as C zram does).
+///
+/// # Safety
+///
+/// `bio` is a live bio that [`submit_bio_callback`] is handling and has not completed.
+#[inline(always)]
+unsafe fn accounted(bio: *mut bindings::bio, f: impl FnOnce() -> Result) -> Result {
+    // SAFETY: `bio` is live (guaranteed by the caller).
+    let start = unsafe { bindings::bio_start_io_acct(bio) };
+    let result = f();
+    // SAFETY: as above; `start` came from `bio_start_io_acct` for this bio.
+    unsafe { bindings::bio_end_io_acct_remapped(bio, start, (*bio).bi_bdev) };
+    result
 }
 
 /// `block_device_operations.open`.

@@ -305,7 +305,9 @@ pub(crate) fn is_err_value(value: c_ulong) -> bool {
 }
 
 /// Copies `src` into `dst`, both `PAGE_SIZE` bytes, with the architecture's `copy_page()` (what
-/// C zram uses for huge pages) when both are page-aligned, a plain copy otherwise.
+/// C zram uses for huge pages) when both are page-aligned, a plain copy otherwise. (Of buffers
+/// of other lengths, only the shorter length is copied.)
+#[inline(always)]
 pub(crate) fn copy_page_bytes(dst: &mut [u8], src: &[u8]) {
     let page = bindings::PAGE_SIZE;
     let aligned = (dst.as_ptr() as usize | src.as_ptr() as usize) % page == 0;
@@ -314,6 +316,7 @@ pub(crate) fn copy_page_bytes(dst: &mut [u8], src: &[u8]) {
         // borrowed mutably).
         unsafe { bindings::copy_page(dst.as_mut_ptr().cast(), src.as_ptr().cast_mut().cast()) };
     } else {
-        dst.copy_from_slice(src);
+        let len = dst.len().min(src.len());
+        dst[..len].copy_from_slice(&src[..len]);
     }
 }

@@ -17,7 +17,7 @@
 //! The disk's `open_mutex` (taken for claims) is never held together with `init_lock`.
 
 use crate::algorithm::{self, Algorithm, AlgorithmParams, NO_LEVEL};
-use crate::bio::{Bio, Op, Piece};
+use crate::bio::{Bio, Piece};
 use crate::bounce::BouncePage;
 use crate::compress::{self, StreamGuard, StreamPool};
 use crate::disk::{Claim, DiskOps, DiskRef};
@@ -26,7 +26,7 @@ use crate::fill::fill;
 use crate::same::same_filled;
 use crate::slot::{self, SlotContent, PAGE_SIZE};
 use crate::stats::{DebugStat, IoStat, MmStat};
-use crate::table::PageStore;
+use crate::table::{PageStore, SlotGuard};
 use crate::zspool::ZsPool;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use kernel::prelude::*;
@@ -341,59 +341,28 @@ impl Zram {
     /// Reads page `index` into `out` (`PAGE_SIZE` bytes).
     #[inline(always)]
     fn read_page(&self, storage: &Storage, index: usize, out: &mut [u8]) -> Result {
-        let mut stream: Option<StreamGuard<'_>> = None;
-        loop {
-            let mut slot = storage.pages.lock(index).ok_or(EIO)?;
-            // An access: the page is no longer idle.
-            slot.clear_idle();
-            let result = match slot.content() {
-                SlotContent::Empty => {
-                    fill(out, 0, 0);
-                    Ok(())
-                }
-                SlotContent::Same(word) => {
-                    fill(out, 0, word as u64);
-                    Ok(())
-                }
-                SlotContent::Stored { huge: true, .. } => slot
-                    .read_object(|object, _| {
-                        if object.len() != out.len() {
-                            return Err(EIO);
-                        }
-                        ffi::copy_page_bytes(out, object);
-                        Ok(())
-                    })
-                    .unwrap_or(Err(EIO)),
-                SlotContent::Stored { huge: false, .. } => {
-                    if compress::decompresses_without_stream(storage.algorithm) {
-                        slot.read_object(|object, _| {
-                            compress::decompress_stateless(storage.algorithm, object, out)
-                        })
-                    } else {
-                        // A free stream is taken without waiting, under the slot lock.
-                        if stream.is_none() {
-                            stream = storage.streams.try_get();
-                        }
-                        match stream.as_mut() {
-                            Some(stream) => {
-                                slot.read_object(|object, _| stream.decompress(object, out))
-                            }
-                            None => {
-                                // Waiting for a stream may sleep: not under the slot lock.
-                                drop(slot);
-                                stream = Some(storage.streams.get());
-                                continue;
-                            }
-                        }
-                    }
-                    .unwrap_or(Err(EIO))
-                }
-            };
-            if result.is_err() {
-                pr_err!("Decompression failed! page={}\n", index);
-            }
+        let mut slot = storage.pages.lock(index).ok_or(EIO)?;
+        // An access: the page is no longer idle.
+        slot.clear_idle();
+        if let Some(result) = read_slot(&slot, index, storage.algorithm, out, None) {
             return result;
         }
+        // A free stream is taken without waiting, under the slot lock.
+        if let Some(mut stream) = storage.streams.try_get() {
+            return read_slot(&slot, index, storage.algorithm, out, Some(&mut stream))
+                .unwrap_or(Err(EIO));
+        }
+        drop(slot);
+        self.read_page_after_wait(storage, index, out)
+    }
+
+    /// [`Self::read_page`] when every stream is busy: waits for one, which may sleep and so
+    /// happens without the slot lock, then reads the page as it is by then.
+    #[inline(never)]
+    fn read_page_after_wait(&self, storage: &Storage, index: usize, out: &mut [u8]) -> Result {
+        let mut stream = storage.streams.get();
+        let slot = storage.pages.lock(index).ok_or(EIO)?;
+        read_slot(&slot, index, storage.algorithm, out, Some(&mut stream)).unwrap_or(Err(EIO))
     }
 
     /// Allocates `len` bytes from the pool the way C zram does: first without direct reclaim,
@@ -456,10 +425,18 @@ impl Zram {
         Ok(())
     }
 
+    #[inline(always)]
     fn read_piece(&self, storage: &Storage, piece: Piece, out: &mut [u8]) -> Result {
         if piece.len == PAGE_SIZE {
-            return self.read_page(storage, piece.index, out);
+            self.read_page(storage, piece.index, out)
+        } else {
+            self.read_part_of_page(storage, piece, out)
         }
+    }
+
+    /// Reads a piece shorter than a page.
+    #[inline(never)]
+    fn read_part_of_page(&self, storage: &Storage, piece: Piece, out: &mut [u8]) -> Result {
         // Part of an empty or same-filled page expands straight into the requested range: no
         // bounce page, no copy.
         {
@@ -501,13 +478,6 @@ impl Zram {
             let old = slot.clear();
             drop(slot);
             self.stats.removed(old);
-        }
-    }
-
-    fn discard(&self, storage: &Storage, start: u64, len: u64) {
-        for index in slot::discard_pages(start, len) {
-            self.free_page(storage, index as usize);
-            self.stats.notify_free.fetch_add(1, Relaxed);
         }
     }
 
@@ -568,26 +538,27 @@ impl Zram {
 impl DiskOps for Zram {
     type Io = Storage;
 
-    fn submit_bio(&self, storage: Option<&Storage>, bio: &mut Bio<'_>) -> Result {
-        let Some(storage) = storage else {
-            return Err(EIO);
-        };
-        match bio.op() {
-            Op::Read => bio
-                .for_each_piece_out(|piece, out| self.read_piece(storage, piece, out))
-                .inspect_err(|_| {
-                    self.stats.failed_reads.fetch_add(1, Relaxed);
-                }),
-            Op::Write => bio
-                .for_each_piece_in(|piece, data| self.write_piece(storage, piece, data))
-                .inspect_err(|_| {
-                    self.stats.failed_writes.fetch_add(1, Relaxed);
-                }),
-            Op::Discard | Op::WriteZeroes => {
-                self.discard(storage, bio.start_byte(), bio.len());
-                Ok(())
-            }
-            Op::Other => Err(ffi::eopnotsupp()),
+    // The I/O methods are inlined into the disk's `submit_bio` callback: one frame per bio.
+    #[inline(always)]
+    fn read(&self, storage: &Storage, bio: &mut Bio<'_>) -> Result {
+        bio.for_each_piece_out(|piece, out| self.read_piece(storage, piece, out))
+            .inspect_err(|_| {
+                self.stats.failed_reads.fetch_add(1, Relaxed);
+            })
+    }
+
+    #[inline(always)]
+    fn write(&self, storage: &Storage, bio: &Bio<'_>) -> Result {
+        bio.for_each_piece_in(|piece, data| self.write_piece(storage, piece, data))
+            .inspect_err(|_| {
+                self.stats.failed_writes.fetch_add(1, Relaxed);
+            })
+    }
+
+    fn discard(&self, storage: &Storage, start: u64, len: u64) {
+        for index in slot::discard_pages(start, len) {
+            self.free_page(storage, index as usize);
+            self.stats.notify_free.fetch_add(1, Relaxed);
         }
     }
 
@@ -607,6 +578,48 @@ impl DiskOps for Zram {
             }
         };
     }
+}
+
+/// Expands, copies or decompresses page `index`, whose slot is locked, into `out` (`PAGE_SIZE` bytes).
+/// `None` when the page needs a compression stream and `stream` is `None`.
+#[inline(always)]
+fn read_slot(
+    slot: &SlotGuard<'_>,
+    index: usize,
+    algorithm: Algorithm,
+    out: &mut [u8],
+    stream: Option<&mut StreamGuard<'_>>,
+) -> Option<Result> {
+    let result = match slot.content() {
+        SlotContent::Empty => {
+            fill(out, 0, 0);
+            return Some(Ok(()));
+        }
+        SlotContent::Same(word) => {
+            fill(out, 0, word as u64);
+            return Some(Ok(()));
+        }
+        SlotContent::Stored { huge: true, .. } => slot.read_object(|object, _| {
+            if object.len() != out.len() {
+                return Err(EIO);
+            }
+            ffi::copy_page_bytes(out, object);
+            Ok(())
+        }),
+        SlotContent::Stored { huge: false, .. } => {
+            if compress::decompresses_without_stream(algorithm) {
+                slot.read_object(|object, _| compress::decompress_stateless(algorithm, object, out))
+            } else {
+                let stream = stream?;
+                slot.read_object(|object, _| stream.decompress(object, out))
+            }
+        }
+    }
+    .unwrap_or(Err(EIO));
+    if result.is_err() {
+        pr_err!("Decompression failed! page={}\n", index);
+    }
+    Some(result)
 }
 
 /// Formats the names of the available algorithms, for messages.

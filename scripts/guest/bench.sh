@@ -7,6 +7,9 @@
 #   MEMORY <driver> <rep> <mem_used_total>
 #   STOSQ <GB/s>
 #   PROFILE <cell> <driver> <percent> <kernel symbol>   (BENCH_PROFILE=1: one perf run per cell)
+#   INSN <phase> <cell> <driver> <pages>   (BENCH_PROFILE=insn: the counting plugin's phase that
+#                                           holds one run of the cell, and the pages it moved)
+#   KSYM <address> <type> <symbol> [<module>]   (BENCH_PROFILE=insn: the module's symbols)
 set -u
 reps=${BENCH_REPS:-5}
 size=${BENCH_SIZE:-32M}
@@ -30,6 +33,17 @@ teardown() { # DRIVER
 	rmmod "$1"
 }
 
+# bytes SIZE: fio's size with a K, M or G suffix, in bytes.
+bytes() {
+	case $1 in
+	*K) echo $((${1%K} << 10)) ;;
+	*M) echo $((${1%M} << 20)) ;;
+	*G) echo $((${1%G} << 30)) ;;
+	*) echo "$1" ;;
+	esac
+}
+insn_phase=0
+
 # measure NAME DRIVER ALGORITHM RW BS FIO_OPTIONS...: one fio run on a fresh device (prefilled
 # for reads); prints fio's terse line. With BENCH_PROFILE=1 the run is sampled by perf and the
 # top kernel symbols are printed as PROFILE lines instead.
@@ -42,7 +56,17 @@ measure() {
 		fio --name=prefill --rw=write --bs=1M "$@" >/dev/null 2>&1
 		;;
 	esac
-	if [ "${BENCH_PROFILE:-0}" = 1 ]; then
+	if [ "${BENCH_PROFILE:-0}" = insn ]; then
+		# Counted by the QEMU plugin: each sync(2) closes one of its phases. Nothing else in
+		# the guest calls sync, so the run below is phase number insn_phase.
+		grep "\[$driver\]\$" /proc/kallsyms | sed 's/^/KSYM /'
+		sync
+		insn_phase=$((insn_phase + 1))
+		fio --name="$name" --rw="$rw" --bs="$bs" "$@" >/dev/null 2>&1
+		sync
+		echo "INSN $insn_phase $name $driver $(($(bytes "$size") * jobs / 4096))"
+		insn_phase=$((insn_phase + 1))
+	elif [ "${BENCH_PROFILE:-0}" = 1 ]; then
 		# Long enough (guest seconds, repeating the I/O) for thousands of samples.
 		perf record -q -o /tmp/perf.data -e cpu-clock -F 10000 -a -- \
 			fio --name="$name" --rw="$rw" --bs="$bs" --time_based --runtime=3 "$@" >/dev/null 2>&1
@@ -62,6 +86,13 @@ run_cell() {
 	echo "$name" | grep -Eq "$only" || return 0
 	local common=(--filename=$dev --direct=1 --ioengine=psync --size=$size --numjobs=$jobs
 		--offset_increment=$size --group_reporting --output-format=terse --terse-version=3 "$@")
+	if [ "${BENCH_PROFILE:-0}" = insn ]; then
+		# Instruction counts do not vary between repetitions: one run per driver.
+		for driver in $drivers; do
+			measure "$name" $driver $algorithm $rw $bs "${common[@]}"
+		done
+		return 0
+	fi
 	for rep in $(seq 1 "$reps"); do
 		for driver in $(order "$rep"); do
 			echo "RESULT $name $driver $rep $(BENCH_PROFILE=0 measure "$name" $driver $algorithm $rw $bs "${common[@]}")"
@@ -93,7 +124,9 @@ for buffer in "${buffers[@]}"; do
 done
 
 # The 2017 memset_l measurement: 100 MB of non-zero same-filled data, read with dd.
-echo seed | grep -Eq "$only" && for rep in $(seq 1 "$reps"); do
+# (Neither runs when counting instructions: the counts cover the fio cells.)
+counting=$([ "${BENCH_PROFILE:-0}" = insn ] && echo yes)
+[ -z "$counting" ] && echo seed | grep -Eq "$only" && for rep in $(seq 1 "$reps"); do
 	for driver in $(order "$rep"); do
 		setup $driver lzo-rle
 		fio --name=seed --filename=$dev --rw=write --bs=1M --size=100M --direct=1 \
@@ -107,7 +140,7 @@ echo seed | grep -Eq "$only" && for rep in $(seq 1 "$reps"); do
 done
 
 # Memory: the same compressible data set with each driver.
-echo memory | grep -Eq "$only" && for rep in $(seq 1 "$reps"); do
+[ -z "$counting" ] && echo memory | grep -Eq "$only" && for rep in $(seq 1 "$reps"); do
 	for driver in $(order "$rep"); do
 		setup $driver lz4
 		fio --name=memory --filename=$dev --rw=write --bs=1M --size=256M --direct=1 \
