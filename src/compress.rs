@@ -520,6 +520,7 @@ impl StreamPool {
     }
 
     /// Borrows a free stream if there is one, trying the current CPU's first; never sleeps.
+    #[inline(always)]
     pub(crate) fn try_get(&self) -> Option<StreamGuard<'_>> {
         let count = self.places.len();
         let first = (ffi::this_cpu() as usize).checked_rem(count)?;
@@ -538,10 +539,17 @@ impl StreamPool {
     }
 
     /// Borrows a stream, sleeping until one is free.
+    #[inline(always)]
     pub(crate) fn get(&self) -> StreamGuard<'_> {
-        if let Some(stream) = self.try_get() {
-            return stream;
+        match self.try_get() {
+            Some(stream) => stream,
+            None => self.get_after_wait(),
         }
+    }
+
+    /// [`Self::get`] when every stream is lent out.
+    #[inline(never)]
+    fn get_after_wait(&self) -> StreamGuard<'_> {
         let mut sleep = self.sleep_lock.lock();
         loop {
             // Register, then look again: a guard that returns its stream after this sees the

@@ -206,6 +206,7 @@ impl SlotGuard<'_> {
 
     /// Calls `f` with the bytes of the stored object, or returns `None` if the slot holds no
     /// object. `f` runs with preemption off and must not sleep.
+    #[inline(always)]
     pub(crate) fn read_object<R>(&self, f: impl FnOnce(&[u8], bool) -> R) -> Option<R> {
         match self.content() {
             SlotContent::Stored { handle, size, huge } => {

@@ -344,13 +344,20 @@ impl Zram {
         let mut slot = storage.pages.lock(index).ok_or(EIO)?;
         // An access: the page is no longer idle.
         slot.clear_idle();
-        if let Some(result) = read_slot(&slot, index, storage.algorithm, out, None) {
-            return result;
+        let content = slot.content();
+        if !needs_stream(content, storage.algorithm) {
+            return read_slot(&slot, content, index, storage.algorithm, out, None);
         }
         // A free stream is taken without waiting, under the slot lock.
         if let Some(mut stream) = storage.streams.try_get() {
-            return read_slot(&slot, index, storage.algorithm, out, Some(&mut stream))
-                .unwrap_or(Err(EIO));
+            return read_slot(
+                &slot,
+                content,
+                index,
+                storage.algorithm,
+                out,
+                Some(&mut stream),
+            );
         }
         drop(slot);
         self.read_page_after_wait(storage, index, out)
@@ -362,7 +369,15 @@ impl Zram {
     fn read_page_after_wait(&self, storage: &Storage, index: usize, out: &mut [u8]) -> Result {
         let mut stream = storage.streams.get();
         let slot = storage.pages.lock(index).ok_or(EIO)?;
-        read_slot(&slot, index, storage.algorithm, out, Some(&mut stream)).unwrap_or(Err(EIO))
+        let content = slot.content();
+        read_slot(
+            &slot,
+            content,
+            index,
+            storage.algorithm,
+            out,
+            Some(&mut stream),
+        )
     }
 
     /// Allocates `len` bytes from the pool the way C zram does: first without direct reclaim,
@@ -377,6 +392,7 @@ impl Zram {
 
     /// Compresses `data` (`PAGE_SIZE` bytes) and stores it as page `index`; a page that does
     /// not compress below zsmalloc's huge class is stored as it is.
+    #[inline(always)]
     fn write_page(&self, storage: &Storage, index: usize, data: &[u8]) -> Result {
         if index >= storage.pages.pages() {
             return Err(EIO);
@@ -430,25 +446,32 @@ impl Zram {
         if piece.len == PAGE_SIZE {
             self.read_page(storage, piece.index, out)
         } else {
-            self.read_part_of_page(storage, piece, out)
+            self.read_part_of_page(storage, piece.index, piece.offset, out)
         }
     }
 
-    /// Reads a piece shorter than a page.
+    /// Reads the part of page `index` from byte `offset` that `out` covers (less than a page).
+    /// Takes scalars rather than a [`Piece`], which would be built in memory on every page read.
     #[inline(never)]
-    fn read_part_of_page(&self, storage: &Storage, piece: Piece, out: &mut [u8]) -> Result {
+    fn read_part_of_page(
+        &self,
+        storage: &Storage,
+        index: usize,
+        offset: usize,
+        out: &mut [u8],
+    ) -> Result {
         // Part of an empty or same-filled page expands straight into the requested range: no
         // bounce page, no copy.
         {
-            let mut slot = storage.pages.lock(piece.index).ok_or(EIO)?;
+            let mut slot = storage.pages.lock(index).ok_or(EIO)?;
             slot.clear_idle();
             match slot.content() {
                 SlotContent::Empty => {
-                    fill(out, piece.offset, 0);
+                    fill(out, offset, 0);
                     return Ok(());
                 }
                 SlotContent::Same(word) => {
-                    fill(out, piece.offset, word as u64);
+                    fill(out, offset, word as u64);
                     return Ok(());
                 }
                 SlotContent::Stored { .. } => {}
@@ -456,21 +479,38 @@ impl Zram {
         }
         let mut bounce = BouncePage::new()?;
         let page = bounce.bytes_mut();
-        self.read_page(storage, piece.index, page)?;
-        out.copy_from_slice(&page[piece.offset..piece.offset + piece.len]);
+        self.read_page(storage, index, page)?;
+        let part = page.get(offset..offset + out.len()).ok_or(EIO)?;
+        out.copy_from_slice(part);
         Ok(())
     }
 
+    #[inline(always)]
     fn write_piece(&self, storage: &Storage, piece: Piece, data: &[u8]) -> Result {
         if piece.len == PAGE_SIZE {
-            return self.write_page(storage, piece.index, data);
+            self.write_page(storage, piece.index, data)
+        } else {
+            self.write_part_of_page(storage, piece.index, piece.offset, data)
         }
-        // A partial page: read, patch, write back.
+    }
+
+    /// Writes `data` into page `index` from byte `offset` (less than a page): reads the page,
+    /// patches it, writes it back.
+    #[inline(never)]
+    fn write_part_of_page(
+        &self,
+        storage: &Storage,
+        index: usize,
+        offset: usize,
+        data: &[u8],
+    ) -> Result {
         let mut bounce = BouncePage::new()?;
         let page = bounce.bytes_mut();
-        self.read_page(storage, piece.index, page)?;
-        page[piece.offset..piece.offset + piece.len].copy_from_slice(data);
-        self.write_page(storage, piece.index, page)
+        self.read_page(storage, index, page)?;
+        page.get_mut(offset..offset + data.len())
+            .ok_or(EIO)?
+            .copy_from_slice(data);
+        self.write_page(storage, index, page)
     }
 
     fn free_page(&self, storage: &Storage, index: usize) {
@@ -580,24 +620,33 @@ impl DiskOps for Zram {
     }
 }
 
-/// Expands, copies or decompresses page `index`, whose slot is locked, into `out` (`PAGE_SIZE` bytes).
-/// `None` when the page needs a compression stream and `stream` is `None`.
+/// Whether reading a page with `content` needs a compression stream of `algorithm`.
+#[inline(always)]
+fn needs_stream(content: SlotContent, algorithm: Algorithm) -> bool {
+    matches!(content, SlotContent::Stored { huge: false, .. })
+        && !compress::decompresses_without_stream(algorithm)
+}
+
+/// Expands, copies or decompresses page `index`, whose slot is locked and holds `content`, into
+/// `out` (`PAGE_SIZE` bytes). `stream` is needed when [`needs_stream`] says so; without it,
+/// such a page fails with `EIO`.
 #[inline(always)]
 fn read_slot(
     slot: &SlotGuard<'_>,
+    content: SlotContent,
     index: usize,
     algorithm: Algorithm,
     out: &mut [u8],
     stream: Option<&mut StreamGuard<'_>>,
-) -> Option<Result> {
-    let result = match slot.content() {
+) -> Result {
+    let result = match content {
         SlotContent::Empty => {
             fill(out, 0, 0);
-            return Some(Ok(()));
+            return Ok(());
         }
         SlotContent::Same(word) => {
             fill(out, 0, word as u64);
-            return Some(Ok(()));
+            return Ok(());
         }
         SlotContent::Stored { huge: true, .. } => slot.read_object(|object, _| {
             if object.len() != out.len() {
@@ -606,20 +655,19 @@ fn read_slot(
             ffi::copy_page_bytes(out, object);
             Ok(())
         }),
-        SlotContent::Stored { huge: false, .. } => {
-            if compress::decompresses_without_stream(algorithm) {
+        SlotContent::Stored { huge: false, .. } => match stream {
+            Some(stream) => slot.read_object(|object, _| stream.decompress(object, out)),
+            None if compress::decompresses_without_stream(algorithm) => {
                 slot.read_object(|object, _| compress::decompress_stateless(algorithm, object, out))
-            } else {
-                let stream = stream?;
-                slot.read_object(|object, _| stream.decompress(object, out))
             }
-        }
+            None => None,
+        },
     }
     .unwrap_or(Err(EIO));
     if result.is_err() {
         pr_err!("Decompression failed! page={}\n", index);
     }
-    Some(result)
+    result
 }
 
 /// Formats the names of the available algorithms, for messages.
