@@ -91,6 +91,10 @@ def short(name):
     return "::".join(words[1:]) if len(words) > 1 else name
 
 
+def ratio(c, rs):
+    return f"{c / rs:6.3f}" if rs else f"{'-':>6}"
+
+
 by_cell = defaultdict(dict)
 for phase, (cell, driver, _, _) in runs.items():
     by_cell[cell][driver] = phase
@@ -101,6 +105,15 @@ header = (f"{'cell':34} {'driver code C':>13} {'zram_rs':>9} {'C/rs':>6}   "
 lines.append("Guest instructions per 4 KiB page (QEMU plugin count; C/rs above 1: zram_rs fewer).")
 lines.append("driver code: the module's own functions, plus the kernel's rust_helper_ functions")
 lines.append("for zram_rs; kernel: all kernel code; all: kernel and user space (fio).")
+clock_file = out / "clock.txt"
+if clock_file.exists() and "icount" in clock_file.read_text():
+    lines.append("Counted under the instruction clock: time-driven work is tied to instructions too,")
+    lines.append("so kernel and all repeat to within about 0.4 %; a `rep` string instruction counts")
+    lines.append("once per iteration.")
+else:
+    lines.append("Counted without the instruction clock: the driver code column is exact; kernel and")
+    lines.append("all also hold work driven by time (timer ticks, the other vCPU), which varies with")
+    lines.append("the host's speed; a `rep` string instruction counts once.")
 lines.append("")
 lines.append(header)
 details = []
@@ -113,8 +126,8 @@ for cell, drivers in by_cell.items():
     c_kernel = sum(v for k, v in c_counts.items() if k != "user")
     rs_kernel = sum(v for k, v in rs_counts.items() if k != "user")
     c_all, rs_all = sum(c_counts.values()), sum(rs_counts.values())
-    lines.append(f"{cell:34} {c_driver:13.1f} {rs_driver:9.1f} {c_driver / rs_driver:6.3f}   "
-                 f"{c_kernel:9.1f} {rs_kernel:9.1f} {c_kernel / rs_kernel:6.3f}   "
+    lines.append(f"{cell:34} {c_driver:13.1f} {rs_driver:9.1f} {ratio(c_driver, rs_driver)}   "
+                 f"{c_kernel:9.1f} {rs_kernel:9.1f} {ratio(c_kernel, rs_kernel)}   "
                  f"{c_all:9.1f} {rs_all:9.1f}")
     differences = Counter()
     for name in set(c_counts) | set(rs_counts):

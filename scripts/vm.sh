@@ -57,8 +57,8 @@ timeout "$VM_TIMEOUT" "${qemu[@]}" "${clock[@]}" "${extra_qemu[@]}" -m "$MEM" -s
 	-append "console=$console panic=-1 loglevel=3 zram_rs.mode=$mode $extra_append" \
 	</dev/null 2>&1 | sed -u 's/\r$//' | tee "$log" | grep --line-buffered -v '^VM-DMESG' | \
 	if [ "$mode" != test ]; then
-		# (bench: the RESULT lines stay in the log for the report)
-		awk '/VM: up/ { shown = 1; sub(/.*VM: up/, "VM: up") } shown && !/reboot: Restarting/ && !/^(RESULT|PROFILE) / { print; fflush() }'
+		# (bench: the lines for the report stay in the log)
+		awk '/VM: up/ { shown = 1; sub(/.*VM: up/, "VM: up") } shown && !/reboot: Restarting/ && !/^(RESULT|PROFILE|INSN|KSYM) / { print; fflush() }'
 	else
 		grep --line-buffered -E '^(VM: |ok |not ok |# |Bail out)'
 	fi

@@ -6,11 +6,15 @@
  * so a `sync` in the guest closes one phase and opens the next). Unlike timings under TCG,
  * these counts do not depend on the host: the same guest work gives the same numbers.
  *
- * Arguments: marker=<hex guest address>,out=<file>.
+ * Arguments: marker=<hex guest address>,out=<file>[,inline=off]. By default the counts are
+ * added by code QEMU inlines into each block; inline=off counts with a call per block
+ * instead, slower, but the only way that works under -icount (QEMU 10.0's inline counters
+ * break the guest there).
  * Output, per phase: "PHASE <n>", then "<block address> <instructions in block> <executions>"
  * (hex, decimal, decimal) for every block executed during the phase.
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +38,7 @@ struct block {
 static struct block *table[TABLE_SIZE];
 static uint32_t blocks;
 static uint64_t marker;
+static bool counted_inline = true;
 static FILE *out;
 static unsigned int phase;
 /* vCPU threads translate concurrently under multi-threaded TCG. */
@@ -92,6 +97,13 @@ static void write_phase(void)
 	pthread_mutex_unlock(&lock);
 }
 
+static void block_executed(unsigned int vcpu, void *data)
+{
+	struct block *b = data;
+
+	qemu_plugin_u64_add(qemu_plugin_scoreboard_u64(b->executions), vcpu, 1);
+}
+
 static void marker_reached(unsigned int vcpu, void *data)
 {
 	write_phase();
@@ -106,8 +118,13 @@ static void translated(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	b = block_of(address, qemu_plugin_tb_n_insns(tb));
 	pthread_mutex_unlock(&lock);
 
-	qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
-		tb, QEMU_PLUGIN_INLINE_ADD_U64, qemu_plugin_scoreboard_u64(b->executions), 1);
+	if (counted_inline)
+		qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
+			tb, QEMU_PLUGIN_INLINE_ADD_U64,
+			qemu_plugin_scoreboard_u64(b->executions), 1);
+	else
+		qemu_plugin_register_vcpu_tb_exec_cb(tb, block_executed, QEMU_PLUGIN_CB_NO_REGS,
+						     b);
 	if (address == marker)
 		qemu_plugin_register_vcpu_tb_exec_cb(tb, marker_reached, QEMU_PLUGIN_CB_NO_REGS,
 						     NULL);
@@ -129,9 +146,11 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			marker = strtoull(argv[i] + 7, NULL, 16);
 		else if (!strncmp(argv[i], "out=", 4))
 			file = argv[i] + 4;
+		else if (!strcmp(argv[i], "inline=off"))
+			counted_inline = false;
 	}
 	if (!file || !marker) {
-		fprintf(stderr, "insn_count: needs marker=<hex address>,out=<file>\n");
+		fprintf(stderr, "insn_count: needs marker=<hex address>,out=<file>[,inline=off]\n");
 		return -1;
 	}
 	out = fopen(file, "w");
