@@ -5,7 +5,8 @@
 //! Each slot has its own lock, a bit in its flags word taken with an atomic `fetch_or` and held
 //! with preemption disabled, so a lock holder is never preempted and the lock may be tried from
 //! atomic context (`swap_slot_free_notify`). A [`SlotGuard`] is the only way to read or change
-//! a slot; it unlocks on drop.
+//! a slot. It keeps the flags word in a register while it holds the lock and writes it back
+//! with a plain release store on drop, which also unlocks (as `__bit_spin_unlock()`).
 //!
 //! Lock order (see also `zram.rs`): device init lock → slot lock → zsmalloc's internal locks.
 //! Nothing sleeps while a slot lock is held: pool objects are allocated before taking it.
@@ -25,7 +26,7 @@ use kernel::prelude::*;
 /// # Invariants
 ///
 /// `value` is only read or written by the holder of the lock bit in `flags`. The non-lock bits
-/// of `flags` change only under the lock too. A `Stored` content's handle is a live object of
+/// of `flags` are read and changed only under the lock too. A `Stored` content's handle is a live object of
 /// the [`PageStore`]'s pool, owned by the slot.
 pub(crate) struct Slot {
     value: UnsafeCell<usize>,
@@ -52,10 +53,14 @@ unsafe impl Send for PageStore {}
 ///
 /// # Invariants
 ///
-/// The guard's thread holds `slot`'s lock bit and one level of disabled preemption.
+/// The guard's thread holds `slot`'s lock bit and one level of disabled preemption. `flags` is
+/// the slot's flags word without the lock bit as it will be stored on drop: only the lock holder
+/// reads or changes the word's other bits, and another thread's `fetch_or` of the lock bit
+/// leaves a held word as it is.
 pub(crate) struct SlotGuard<'a> {
     slot: &'a Slot,
     pool: &'a ZsPool,
+    flags: u32,
 }
 
 impl PageStore {
@@ -105,11 +110,14 @@ impl PageStore {
         // SAFETY: `preempt_disable()` has no preconditions; undone on failure below or by the
         // guard's drop.
         unsafe { ffi::preempt_disable() };
-        if slot.flags.fetch_or(slot::LOCK, Ordering::Acquire) & slot::LOCK == 0 {
-            // INVARIANT: this thread set the lock bit and disabled preemption.
+        let flags = slot.flags.fetch_or(slot::LOCK, Ordering::Acquire);
+        if flags & slot::LOCK == 0 {
+            // INVARIANT: this thread set the lock bit and disabled preemption; `flags` is the
+            // word as it was, unlocked.
             Some(SlotGuard {
                 slot,
                 pool: &self.pool,
+                flags,
             })
         } else {
             // SAFETY: pairs with the `preempt_disable()` above.
@@ -133,7 +141,7 @@ impl SlotGuard<'_> {
     fn words(&self) -> (usize, u32) {
         // SAFETY: the lock is held (type invariant), so nobody else accesses `value`.
         let value = unsafe { *self.slot.value.get() };
-        (value, self.slot.flags.load(Ordering::Relaxed) & !slot::LOCK)
+        (value, self.flags)
     }
 
     /// What the slot holds.
@@ -145,7 +153,9 @@ impl SlotGuard<'_> {
     fn set_words(&mut self, value: usize, flags: u32) {
         // SAFETY: the lock is held (type invariant).
         unsafe { *self.slot.value.get() = value };
-        self.slot.flags.store(flags | slot::LOCK, Ordering::Relaxed);
+        // INVARIANT: nobody reads the slot's non-lock bits without the lock; the drop stores
+        // the new word.
+        self.flags = flags;
     }
 
     /// Frees what the slot holds and leaves it empty; returns what it held.
@@ -221,7 +231,9 @@ impl SlotGuard<'_> {
 
 impl Drop for SlotGuard<'_> {
     fn drop(&mut self) {
-        self.slot.flags.fetch_and(!slot::LOCK, Ordering::Release);
+        // A plain store unlocks, as the kernel's `__bit_spin_unlock()`: nobody else changes the
+        // word while it is locked (type invariant).
+        self.slot.flags.store(self.flags, Ordering::Release);
         // SAFETY: pairs with the `preempt_disable()` taken with the lock (type invariant).
         unsafe { ffi::preempt_enable() };
     }
