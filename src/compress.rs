@@ -486,7 +486,9 @@ unsafe impl Sync for StreamPool {}
 // SAFETY: the pool owns its streams, which are `Send`.
 unsafe impl Send for StreamPool {}
 
-/// A stream borrowed from a [`StreamPool`]; goes back on drop.
+/// A stream borrowed from a [`StreamPool`]; goes back on drop. Dropping may sleep (it wakes a
+/// waiting borrower under a mutex), so a guard must not be dropped in atomic context, such as
+/// under a slot lock.
 ///
 /// # Invariants
 ///

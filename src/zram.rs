@@ -350,7 +350,7 @@ impl Zram {
         }
         // A free stream is taken without waiting, under the slot lock.
         if let Some(mut stream) = storage.streams.try_get() {
-            return read_slot(
+            let result = read_slot(
                 &slot,
                 content,
                 index,
@@ -358,6 +358,11 @@ impl Zram {
                 out,
                 Some(&mut stream),
             );
+            // Unlock before the stream goes back: returning it may wake a waiting borrower,
+            // which takes a mutex.
+            drop(slot);
+            drop(stream);
+            return result;
         }
         drop(slot);
         self.read_page_after_wait(storage, index, out)
@@ -367,6 +372,7 @@ impl Zram {
     /// happens without the slot lock, then reads the page as it is by then.
     #[inline(never)]
     fn read_page_after_wait(&self, storage: &Storage, index: usize, out: &mut [u8]) -> Result {
+        // Declared after the stream, the slot guard is dropped (unlocked) before it.
         let mut stream = storage.streams.get();
         let slot = storage.pages.lock(index).ok_or(EIO)?;
         let content = slot.content();
