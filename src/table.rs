@@ -26,8 +26,8 @@ use kernel::prelude::*;
 /// # Invariants
 ///
 /// `value` is only read or written by the holder of the lock bit in `flags`. The non-lock bits
-/// of `flags` are read and changed only under the lock too. A `Stored` content's handle is a live object of
-/// the [`PageStore`]'s pool, owned by the slot.
+/// of `flags` are read and changed only under the lock too. A `Stored` content's handle is a
+/// live object of the [`PageStore`]'s pool, owned by the slot.
 pub(crate) struct Slot {
     value: UnsafeCell<usize>,
     flags: AtomicU32,
