@@ -34,6 +34,9 @@ insn_plugin() {
 	[ -n "$upstream" ] || { echo "bench: cannot tell the QEMU version" >&2; return 1; }
 	dir=$ZRAM_RS_CACHE/qemu-plugin/$upstream
 	mkdir -p "$dir"
+	# Only this tool needs them: installed here rather than by install-deps.
+	command -v curl >/dev/null || apt-get install -y -q curl >&2
+	pkg-config --exists glib-2.0 2>/dev/null || apt-get install -y -q libglib2.0-dev >&2
 	if [ ! -s "$dir/qemu-plugin.h" ]; then
 		echo "bench: fetching qemu-plugin.h from Debian's qemu $upstream source" >&2
 		curl -sSfL "http://deb.debian.org/debian/pool/main/q/qemu/qemu_$upstream.orig.tar.xz" |

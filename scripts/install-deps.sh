@@ -11,7 +11,7 @@ packages=(
 	clang-19 lld-19 llvm-19 libclang-19-dev
 	make bc flex bison libelf-dev libssl-dev xz-utils cpio kmod binutils
 	busybox-static fio e2fsprogs util-linux diffutils coreutils
-	gcc libc6-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross valgrind libglib2.0-dev curl
+	gcc libc6-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross valgrind
 )
 backports_packages=(qemu-system-x86 qemu-system-arm)
 
