@@ -8,12 +8,21 @@
 #   make module   build zram_rs.ko        make kernel   build the test kernel
 #   make fmt      rustfmt the sources     make clean    drop the module's build products
 #
-# ARCH=x86_64 (default) or arm64; KCONFIG=debug for the debug kernel; ACCEL=tcg (default) or kvm.
+# ARCH=x86_64 (default) or arm64; KCONFIG=debug for the debug kernel; ACCEL=tcg (default) or kvm;
+# KERNEL=6.12 (default) or 7.3: the kernel series built against and booted.
 
 ARCH ?= x86_64
 export ARCH_NAME := $(ARCH)
 # KCONFIG=debug adds kconfig/debug.config (KASAN, lockdep, atomic-sleep checks, kmemleak).
 export KCONFIG_VARIANT := $(KCONFIG)
+ifneq ($(KERNEL),)
+export KERNEL_SERIES := $(KERNEL)
+endif
+# PREPARED_ONLY=1: build against a kernel tree only prepared for modules (no vmlinux, no VM):
+# `make check PREPARED_ONLY=1` is then the host tests and the source checks.
+ifneq ($(PREPARED_ONLY),)
+export KERNEL_PREPARED_ONLY := $(PREPARED_ONLY)
+endif
 export ACCEL
 override TESTS := $(foreach t,$(TESTS),$(abspath $(t)))
 export TESTS
@@ -50,7 +59,7 @@ kernel: deps
 
 fmt: deps
 	@. $(SCRIPTS)/env.sh && rustfmt --edition 2021 --config-path "$$KSRC/.rustfmt.toml" \
-		src/*.rs host/src/*.rs host/tests/*.rs host/benches/*.rs
+		src/*.rs src/*/*.rs host/src/*.rs host/tests/*.rs host/benches/*.rs
 
 clean:
 	@. $(SCRIPTS)/env.sh && rm -rf "$$ZRAM_RS_CACHE/module" "$$ZRAM_RS_CACHE/vm" target

@@ -75,7 +75,7 @@ if [ -n "${BENCH_LOG:-}" ]; then
 else
 	echo "bench: guest part (TCG unless ACCEL=kvm; only same-boot ratios mean anything under TCG)"
 	"$here/vm.sh" bench
-	cp "$ZRAM_RS_CACHE/vm/$ARCH_NAME/console-bench.log" "$out/console.log"
+	cp "$ZRAM_RS_CACHE/vm/$(kernel_name)/console-bench.log" "$out/console.log"
 	echo "${ACCEL:-tcg} $BENCH_CLOCK" >"$out/clock.txt"
 fi
 

@@ -3,10 +3,32 @@
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 # Everything built (kernel trees, bindgen, initramfs) lives under ZRAM_RS_CACHE, outside the repo.
 export ZRAM_RS_CACHE=${ZRAM_RS_CACHE:-${HOME:-/root}/.cache/zram_rs}
-export KSRC_TARBALL=${KSRC_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
-export KSRC=${KSRC:-$ZRAM_RS_CACHE/src/linux-source-6.12}
-export BINDGEN_VERSION=0.69.5
-export BINDGEN=${BINDGEN:-$ZRAM_RS_CACHE/tools/bin/bindgen}
+# Kernel series built against: 6.12 (Debian's linux-source-6.12, bookworm-backports) or 7.3
+# (linux-source-7.3, trixie-backports: downloaded into the cache, nothing installed).
+export KERNEL_SERIES=${KERNEL_SERIES:-6.12}
+case $KERNEL_SERIES in
+6.12)
+	export KSRC_TARBALL=${KSRC_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+	export BINDGEN_VERSION=0.69.5
+	;;
+7.3)
+	export KSRC_TARBALL=${KSRC_TARBALL:-$ZRAM_RS_CACHE/src/linux-source-7.3.tar.xz}
+	# 7.3's scripts/min-tool-version.sh asks for bindgen 0.71.1.
+	export BINDGEN_VERSION=0.71.1
+	;;
+*)
+	echo "unknown KERNEL=$KERNEL_SERIES (6.12 or 7.3)" >&2
+	return 1 2>/dev/null || exit 1
+	;;
+esac
+export KSRC=${KSRC:-$ZRAM_RS_CACHE/src/linux-source-$KERNEL_SERIES}
+# One bindgen per version (the 6.12 one stays where earlier caches have it).
+if [ "$BINDGEN_VERSION" = 0.69.5 ]; then
+	export BINDGEN_ROOT=$ZRAM_RS_CACHE/tools
+else
+	export BINDGEN_ROOT=$ZRAM_RS_CACHE/tools-bindgen-$BINDGEN_VERSION
+fi
+export BINDGEN=${BINDGEN:-$BINDGEN_ROOT/bin/bindgen}
 export LIBCLANG_PATH=/usr/lib/llvm-19/lib
 export RUSTC_PINNED=/usr/bin/rustc
 # Passed on every kernel make command line (the kernel Makefile overrides RUSTC from the environment).
@@ -31,6 +53,7 @@ kmake_arch_args() {
 # The fragments that make up the kernel config, in merge order.
 kernel_fragments() {
 	echo "$ZRAM_RS_TOP/kconfig/base.config"
+	echo "$ZRAM_RS_TOP/kconfig/$KERNEL_SERIES.config"
 	echo "$ZRAM_RS_TOP/kconfig/$ARCH_NAME.config"
 	[ -z "$KCONFIG_VARIANT" ] || echo "$ZRAM_RS_TOP/kconfig/$KCONFIG_VARIANT.config"
 }
@@ -47,7 +70,21 @@ kernel_key() {
 	} | sha256sum | cut -c1-16
 }
 
-# Directory of the kernel build (O=) for the current ARCH_NAME/KCONFIG_VARIANT.
+# KERNEL_PREPARED_ONLY=1: the kernel tree is only prepared for building modules (`make
+# modules_prepare`: configuration, generated headers, the Rust crates), no vmlinux: enough to
+# compile and link zram_rs.ko (modpost cannot resolve its symbols then), not to boot.
+export KERNEL_PREPARED_ONLY=${KERNEL_PREPARED_ONLY:-0}
+
+# Name of the current kernel build: ARCH_NAME, KCONFIG_VARIANT, but for 6.12 the series, and
+# "-prepared" for a tree only prepared for modules.
+kernel_name() {
+	local series= prepared=
+	[ "$KERNEL_SERIES" = 6.12 ] || series=-$KERNEL_SERIES
+	[ "$KERNEL_PREPARED_ONLY" = 0 ] || prepared=-prepared
+	echo "$ARCH_NAME${KCONFIG_VARIANT:+-$KCONFIG_VARIANT}$series$prepared"
+}
+
+# Directory of the kernel build (O=) for the current ARCH_NAME/KCONFIG_VARIANT/KERNEL_SERIES.
 kernel_dir() {
-	echo "$ZRAM_RS_CACHE/kernel/$ARCH_NAME${KCONFIG_VARIANT:+-$KCONFIG_VARIANT}-$(kernel_key)"
+	echo "$ZRAM_RS_CACHE/kernel/$(kernel_name)-$(kernel_key)"
 }

@@ -37,10 +37,27 @@ fi
 if ! "$BINDGEN" --version 2>/dev/null | grep -q "bindgen $BINDGEN_VERSION"; then
 	echo "install-deps: installing bindgen-cli $BINDGEN_VERSION from crates.io"
 	LIBCLANG_PATH=$LIBCLANG_PATH cargo install --locked bindgen-cli --version "$BINDGEN_VERSION" \
-		--root "$ZRAM_RS_CACHE/tools"
+		--root "$BINDGEN_ROOT"
 fi
 "$BINDGEN" --version
 
+# 7.3's source comes from trixie-backports: the package is downloaded with apt's own state kept
+# in the cache (the machine's sources are not touched) and its tarball taken out.
+if [ ! -d "$KSRC" ] && [ ! -f "$KSRC_TARBALL" ] && [ "$KERNEL_SERIES" = 7.3 ]; then
+	echo "install-deps: downloading linux-source-7.3 from trixie-backports"
+	apt_dir=$ZRAM_RS_CACHE/apt
+	mkdir -p "$apt_dir/lists/partial" "$apt_dir/deb"
+	echo 'deb [trusted=yes] http://deb.debian.org/debian trixie-backports main' >"$apt_dir/sources.list"
+	apt_opts=(-o Dir::Etc::sourcelist="$apt_dir/sources.list" -o Dir::Etc::sourceparts=-
+		-o Dir::State::Lists="$apt_dir/lists" -o APT::Get::List-Cleanup=0 -q)
+	apt-get "${apt_opts[@]}" update
+	(cd "$apt_dir/deb" && apt-get "${apt_opts[@]}" download linux-source-7.3)
+	rm -rf "$apt_dir/x"
+	dpkg-deb -x "$apt_dir"/deb/linux-source-7.3_*.deb "$apt_dir/x"
+	mkdir -p "$(dirname "$KSRC_TARBALL")"
+	mv "$apt_dir/x/usr/src/linux-source-7.3.tar.xz" "$KSRC_TARBALL"
+	rm -rf "$apt_dir/x" "$apt_dir/deb"
+fi
 if [ ! -d "$KSRC" ]; then
 	echo "install-deps: unpacking $KSRC_TARBALL"
 	mkdir -p "$(dirname "$KSRC")"

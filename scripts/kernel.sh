@@ -1,5 +1,5 @@
 #!/bin/bash
-# Builds (once) the Rust-enabled 6.12 test kernel for ARCH_NAME (+ KCONFIG_VARIANT) from the
+# Builds (once) the Rust-enabled test kernel of KERNEL_SERIES for ARCH_NAME (+ KCONFIG_VARIANT) from the
 # Debian linux-source tarball and the fragments in kconfig/. The build is cached under
 # ZRAM_RS_CACHE, keyed by kernel version + fragments + toolchain; a changed fragment rebuilds.
 # Prints the build directory on the last line.
@@ -14,7 +14,7 @@ if [ -f "$out/.zram_rs_built" ]; then
 fi
 mapfile -t arch_args < <(kmake_arch_args)
 mapfile -t frags < <(kernel_fragments)
-echo "kernel: building $ARCH_NAME${KCONFIG_VARIANT:+ ($KCONFIG_VARIANT)} in $out (several minutes)" >&2
+echo "kernel: building $(kernel_name) ($(make -s -C "$KSRC" kernelversion)) in $out (several minutes)" >&2
 start=$(date +%s)
 rm -rf "$out"
 mkdir -p "$out"
@@ -39,12 +39,16 @@ for frag in "${frags[@]}"; do
 	done <"$frag"
 done
 [ $bad = 0 ] || exit 1
-make -s -C "$KSRC" O="$out" "${arch_args[@]}" "${KMAKE_VARS[@]}" -j"$JOBS" >&2
-make -s -C "$KSRC" O="$out" "${arch_args[@]}" "${KMAKE_VARS[@]}" \
-	INSTALL_MOD_PATH="$out/modroot" INSTALL_MOD_STRIP=1 modules_install >/dev/null
+if [ "$KERNEL_PREPARED_ONLY" = 0 ]; then
+	make -s -C "$KSRC" O="$out" "${arch_args[@]}" "${KMAKE_VARS[@]}" -j"$JOBS" >&2
+	make -s -C "$KSRC" O="$out" "${arch_args[@]}" "${KMAKE_VARS[@]}" \
+		INSTALL_MOD_PATH="$out/modroot" INSTALL_MOD_STRIP=1 modules_install >/dev/null
+else
+	make -s -C "$KSRC" O="$out" "${arch_args[@]}" "${KMAKE_VARS[@]}" -j"$JOBS" modules_prepare >&2
+fi
 touch "$out/.zram_rs_built"
 # Builds of older fragments or toolchains are not used again.
-prefix="$ARCH_NAME${KCONFIG_VARIANT:+-$KCONFIG_VARIANT}-"
+prefix="$(kernel_name)-"
 for old in "$ZRAM_RS_CACHE/kernel/$prefix"*; do
 	rest=${old##*/$prefix}
 	if [[ $rest =~ ^[0-9a-f]{16}$ ]] && [ "$old" != "$out" ]; then

@@ -13,14 +13,18 @@ mkdir -p "$build/src"
 sync_file() { cmp -s "$1" "$2" || cp "$1" "$2"; }
 sync_file "$ZRAM_RS_TOP/Kbuild" "$build/Kbuild"
 # Mirror src/ exactly (deleted files must disappear too), keeping build products.
-for f in "$build"/src/*.rs "$build"/src/*.c; do
-	[ -e "$f" ] || continue
-	[ -e "$ZRAM_RS_TOP/src/$(basename "$f")" ] || rm -f "$f"
+(cd "$build" && find src -name '*.rs' -o -name '*.c') | while read -r f; do
+	[ -e "$ZRAM_RS_TOP/$f" ] || rm -f "$build/$f"
 done
-for f in "$ZRAM_RS_TOP"/src/*.rs "$ZRAM_RS_TOP"/src/*.c; do
-	sync_file "$f" "$build/src/$(basename "$f")"
+(cd "$ZRAM_RS_TOP" && find src -name '*.rs' -o -name '*.c') | while read -r f; do
+	mkdir -p "$build/$(dirname "$f")"
+	sync_file "$ZRAM_RS_TOP/$f" "$build/$f"
 done
 # ZRAM_RS_REBUILD=1 recompiles everything, so that every warning is shown again.
-[ "${ZRAM_RS_REBUILD:-0}" = 0 ] || rm -f "$build"/src/*.o "$build"/*.o "$build"/*.ko
-make -s -C "$kdir" M="$build" "${arch_args[@]}" "${KMAKE_VARS[@]}" "$@" modules >&2
+[ "${ZRAM_RS_REBUILD:-0}" = 0 ] || find "$build" -name '*.o' -o -name '*.ko' | xargs -r rm -f
+# Against a tree only prepared for modules there is no Module.symvers: modpost can only warn
+# about the symbols it cannot resolve.
+modpost_warn=()
+[ "$KERNEL_PREPARED_ONLY" = 0 ] || modpost_warn=(KBUILD_MODPOST_WARN=1)
+make -s -C "$kdir" M="$build" "${arch_args[@]}" "${KMAKE_VARS[@]}" "${modpost_warn[@]}" "$@" modules >&2
 echo "$build/zram_rs.ko"

@@ -23,13 +23,15 @@ if [ "$mode" = bench ]; then
 	# count instructions instead of following the host's load (one host thread runs all vCPUs).
 	[ "${BENCH_CLOCK:-wall}" != icount ] || clock=(-icount shift=0,sleep=off)
 fi
+# The debug kernel (KASAN, kmemleak scans) runs the suite several times slower.
+if [ -n "$KCONFIG_VARIANT" ] && [ "$KCONFIG_VARIANT" = debug ]; then VM_TIMEOUT=${VM_TIMEOUT:-5400}; fi
 VM_TIMEOUT=${VM_TIMEOUT:-2400}
 
 kdir=$("$here/kernel.sh" | tail -n 1)
 ko=$("$here/module.sh" | tail -n 1)
 echo "vm: kernel $kdir"
 echo "vm: module $ko"
-work=$ZRAM_RS_CACHE/vm/$ARCH_NAME${KCONFIG_VARIANT:+-$KCONFIG_VARIANT}
+work=$ZRAM_RS_CACHE/vm/$(kernel_name)
 mkdir -p "$work"
 initrd=$work/initramfs.cpio.gz
 log=$work/console-$mode.log
@@ -42,7 +44,11 @@ x86_64)
 	console=ttyS0
 	;;
 arm64)
-	qemu=(qemu-system-aarch64 -M virt -cpu cortex-a57 -accel "$ACCEL")
+	# A 16 KiB granule needs a CPU that has one; pauth-impdef keeps pointer authentication cheap
+	# under TCG.
+	cpu=cortex-a57
+	[ "$KCONFIG_VARIANT" != 16k ] || cpu=max,pauth-impdef=on
+	qemu=(qemu-system-aarch64 -M virt -cpu "$cpu" -accel "$ACCEL")
 	image=$kdir/arch/arm64/boot/Image
 	console=ttyAMA0
 	;;
@@ -54,7 +60,7 @@ set +e
 extra_qemu=(${VM_QEMU_EXTRA:-})
 timeout "$VM_TIMEOUT" "${qemu[@]}" "${clock[@]}" "${extra_qemu[@]}" -m "$MEM" -smp "$SMP" -nographic -no-reboot -net none \
 	-kernel "$image" -initrd "$initrd" \
-	-append "console=$console panic=-1 loglevel=3 zram_rs.mode=$mode $extra_append" \
+	-append "console=$console panic=-1 loglevel=3 log_buf_len=16M zram_rs.mode=$mode $extra_append" \
 	</dev/null 2>&1 | sed -u 's/\r$//' | tee "$log" | grep --line-buffered -v '^VM-DMESG' | \
 	if [ "$mode" != test ]; then
 		# (bench: the lines for the report stay in the log)

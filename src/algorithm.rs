@@ -1,51 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
-//! The compression algorithms zram offers, by name, and the text of the attributes that pick
-//! and tune them: the `comp_algorithm` list (C zram's order, the selected one in brackets, a
-//! trailing space), name lookup with `sysfs_streq()` semantics, and the `key=value` tokeniser
-//! of `algorithm_params` (the kernel's `next_arg()`, quotes and all). Pure logic, shared with
-//! the host crate.
+//! How compression algorithms are named and picked: the `comp_algorithm` list (in the set's
+//! order, the selected one in brackets, a trailing space) and name lookup with `sysfs_streq()`
+//! semantics, over any set of [`Named`] algorithms (the module's is its table of backends in
+//! `comp/`); and the `key=value` tokeniser of `algorithm_params` (the kernel's `next_arg()`,
+//! quotes and all). Pure logic, shared with the host crate.
 
 use core::fmt::{self, Write};
 
-/// A compression algorithm, in the order C zram lists them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Algorithm {
-    LzoRle,
-    Lzo,
-    Lz4,
-    Lz4hc,
-    Zstd,
-    Deflate,
-    Sw842,
-}
-
-impl Algorithm {
-    /// Every algorithm, in `comp_algorithm`'s order.
-    pub const ALL: [Algorithm; 7] = [
-        Algorithm::LzoRle,
-        Algorithm::Lzo,
-        Algorithm::Lz4,
-        Algorithm::Lz4hc,
-        Algorithm::Zstd,
-        Algorithm::Deflate,
-        Algorithm::Sw842,
-    ];
-
-    /// The default, as in C zram's default configuration.
-    pub const DEFAULT: Algorithm = Algorithm::LzoRle;
+/// A set of compression algorithms known by name.
+pub trait Named: Copy + PartialEq + 'static {
+    /// Every algorithm, in the order `comp_algorithm` lists them.
+    const ALL: &'static [Self];
 
     /// The name user space writes and reads.
-    pub fn name(self) -> &'static str {
-        match self {
-            Algorithm::LzoRle => "lzo-rle",
-            Algorithm::Lzo => "lzo",
-            Algorithm::Lz4 => "lz4",
-            Algorithm::Lz4hc => "lz4hc",
-            Algorithm::Zstd => "zstd",
-            Algorithm::Deflate => "deflate",
-            Algorithm::Sw842 => "842",
-        }
-    }
+    fn name(self) -> &'static str;
 }
 
 /// `sysfs_streq()`: equal, where either side may end with one newline the other lacks.
@@ -73,19 +41,38 @@ pub enum NameError {
     Unknown,
 }
 
-/// Parses a `comp_algorithm` write as C does: at most 127 bytes, one trailing newline removed,
-/// then compared with each available name by `sysfs_streq()`.
-pub fn parse_name(
+/// Parses a `comp_algorithm` write as C 6.12 does: at most 127 bytes, one trailing newline
+/// removed, then compared with each available name by `sysfs_streq()` (which allows one more).
+pub fn parse_name<A: Named>(input: &[u8], available: impl Fn(A) -> bool) -> Result<A, NameError> {
+    parse_name_as(input, true, available)
+}
+
+/// Parses a `comp_algorithm` write as C 7.x does: as 6.12, but the input goes to
+/// `sysfs_streq()` as written (one trailing newline allowed, not two).
+pub fn parse_name_7_3<A: Named>(
     input: &[u8],
-    available: impl Fn(Algorithm) -> bool,
-) -> Result<Algorithm, NameError> {
+    available: impl Fn(A) -> bool,
+) -> Result<A, NameError> {
+    parse_name_as(input, false, available)
+}
+
+fn parse_name_as<A: Named>(
+    input: &[u8],
+    strip_newline: bool,
+    available: impl Fn(A) -> bool,
+) -> Result<A, NameError> {
     let input = crate::parse::c_str(input);
     if input.len() >= MAX_NAME {
         return Err(NameError::TooLong);
     }
-    let name = input.strip_suffix(b"\n").unwrap_or(input);
-    Algorithm::ALL
-        .into_iter()
+    let name = if strip_newline {
+        input.strip_suffix(b"\n").unwrap_or(input)
+    } else {
+        input
+    };
+    A::ALL
+        .iter()
+        .copied()
         .filter(|&algorithm| available(algorithm))
         .find(|algorithm| sysfs_streq(name, algorithm.name().as_bytes()))
         .ok_or(NameError::Unknown)
@@ -93,12 +80,12 @@ pub fn parse_name(
 
 /// Writes the `comp_algorithm` line: each available name followed by a space, the selected one
 /// in brackets, then a newline.
-pub fn write_list(
+pub fn write_list<A: Named>(
     out: &mut impl Write,
-    selected: Algorithm,
-    available: impl Fn(Algorithm) -> bool,
+    selected: A,
+    available: impl Fn(A) -> bool,
 ) -> fmt::Result {
-    for algorithm in Algorithm::ALL.into_iter().filter(|&a| available(a)) {
+    for algorithm in A::ALL.iter().copied().filter(|&a| available(a)) {
         if algorithm == selected {
             write!(out, "[{}] ", algorithm.name())?;
         } else {
@@ -191,7 +178,8 @@ pub fn next_arg(args: &[u8]) -> (Arg<'_>, &[u8]) {
     (Arg { param, val }, skip_spaces(rest))
 }
 
-/// `ZCOMP_PARAM_NO_LEVEL`: the algorithm's default level.
+/// `ZCOMP_PARAM_NO_LEVEL` (7.x: `ZCOMP_PARAM_NOT_SET`): the algorithm's default level, and
+/// any parameter not given.
 pub const NO_LEVEL: i32 = i32::MIN;
 
 /// What an `algorithm_params` write asks for.
@@ -199,12 +187,16 @@ pub const NO_LEVEL: i32 = i32::MIN;
 pub struct AlgorithmParams<'a> {
     /// `priority=N`: which compressor (0 is the primary one).
     pub priority: i32,
+    /// Whether `priority=` was written (7.x checks the priority only then).
+    pub priority_given: bool,
     /// `level=N`, or [`NO_LEVEL`].
     pub level: i32,
     /// `algo=NAME`: selects the priority whose configured algorithm is NAME.
     pub algo: Option<&'a [u8]>,
     /// `dict=PATH`.
     pub dict: Option<&'a [u8]>,
+    /// `deflate.winbits=N` (C 7.x; an unknown key, so ignored, on 6.12), or [`NO_LEVEL`].
+    pub deflate_winbits: i32,
 }
 
 /// Parses an `algorithm_params` write as C zram 6.12 does: space-separated `key=value` tokens,
@@ -213,11 +205,28 @@ pub struct AlgorithmParams<'a> {
 pub fn parse_algorithm_params(
     input: &[u8],
 ) -> Result<AlgorithmParams<'_>, crate::parse::ParseError> {
+    parse_algorithm_params_as(input, false)
+}
+
+/// Parses an `algorithm_params` write as C zram 7.x does: as 6.12, with `deflate.winbits` (a
+/// `kstrtoint` number) among the keys.
+pub fn parse_algorithm_params_7_3(
+    input: &[u8],
+) -> Result<AlgorithmParams<'_>, crate::parse::ParseError> {
+    parse_algorithm_params_as(input, true)
+}
+
+fn parse_algorithm_params_as(
+    input: &[u8],
+    deflate_winbits: bool,
+) -> Result<AlgorithmParams<'_>, crate::parse::ParseError> {
     let mut params = AlgorithmParams {
         priority: 0,
+        priority_given: false,
         level: NO_LEVEL,
         algo: None,
         dict: None,
+        deflate_winbits: NO_LEVEL,
     };
     let mut args = skip_spaces(crate::parse::c_str(input));
     while !args.is_empty() {
@@ -228,8 +237,14 @@ pub fn parse_algorithm_params(
             _ => return Err(crate::parse::ParseError::Invalid),
         };
         match arg.param {
-            b"priority" => params.priority = crate::parse::kstrtoint(val, 10)?,
+            b"priority" => {
+                params.priority = crate::parse::kstrtoint(val, 10)?;
+                params.priority_given = true;
+            }
             b"level" => params.level = crate::parse::kstrtoint(val, 10)?,
+            b"deflate.winbits" if deflate_winbits => {
+                params.deflate_winbits = crate::parse::kstrtoint(val, 10)?;
+            }
             b"algo" => params.algo = Some(val),
             b"dict" => params.dict = Some(val),
             _ => {}

@@ -1,17 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 //! The `/sys/block/zramN/` attributes: their names, modes, input parsing and output formats,
-//! each matching C zram in 6.12 (see `Documentation/zram_rs.rst` for the list).
+//! each matching C zram of the kernel built for, 6.12 or 7.3 (see `Documentation/zram_rs.rst`).
 
 use crate::algorithm;
-use crate::disk::DiskRef;
-use crate::ffi;
+use crate::kapi::disk::DiskRef;
+use crate::kapi::disk_attr::DeviceAttribute;
+use crate::kapi::sysfs::{AttrPtr, AttributeGroup, AttributeGroups, AttributeList, SysfsBuf};
 use crate::parse;
-use crate::sysfs::{
-    AttrPtr, AttributeGroup, AttributeGroups, AttributeList, DeviceAttribute, SysfsBuf,
-};
 use crate::zram::Zram;
 use core::fmt::Write;
 use kernel::prelude::*;
+
+/// The errno C returns for a failed `kstrto*` parse.
+pub(crate) fn parse_errno(error: parse::ParseError) -> Error {
+    match error {
+        parse::ParseError::Invalid => EINVAL,
+        parse::ParseError::Range => ERANGE,
+    }
+}
 
 fn write_result(result: core::fmt::Result) -> Result {
     result.map_err(|_| EINVAL)
@@ -21,8 +27,18 @@ fn disksize_show(zram: &Zram, _disk: DiskRef<'_, Zram>, out: &mut SysfsBuf<'_>) 
     write_result(writeln!(out, "{}", zram.disksize()))
 }
 
+/// The kernel's `memparse()`: 7.x saturates where 6.12 wraps, and wants a number before a
+/// suffix.
+fn memparse(input: &[u8]) -> (u64, usize) {
+    if cfg!(zram_abi_7_3) {
+        parse::memparse_7_3(input)
+    } else {
+        parse::memparse(input)
+    }
+}
+
 fn disksize_store(zram: &Zram, disk: DiskRef<'_, Zram>, input: &[u8]) -> Result {
-    let (requested, _) = parse::memparse(input);
+    let (requested, _) = memparse(input);
     zram.initialise(disk, requested)
 }
 
@@ -31,7 +47,7 @@ fn initstate_show(zram: &Zram, _disk: DiskRef<'_, Zram>, out: &mut SysfsBuf<'_>)
 }
 
 fn reset_store(zram: &Zram, disk: DiskRef<'_, Zram>, input: &[u8]) -> Result {
-    let value = parse::kstrtou16(input, 10).map_err(crate::parse_errno)?;
+    let value = parse::kstrtou16(input, 10).map_err(parse_errno)?;
     if value == 0 {
         return Err(EINVAL);
     }
@@ -59,21 +75,29 @@ fn comp_algorithm_store(zram: &Zram, _disk: DiskRef<'_, Zram>, input: &[u8]) -> 
 }
 
 fn algorithm_params_store(zram: &Zram, _disk: DiskRef<'_, Zram>, input: &[u8]) -> Result {
-    let params = algorithm::parse_algorithm_params(input).map_err(crate::parse_errno)?;
+    // 7.x knows `deflate.winbits` too.
+    let params = if cfg!(zram_abi_7_3) {
+        algorithm::parse_algorithm_params_7_3(input)
+    } else {
+        algorithm::parse_algorithm_params(input)
+    }
+    .map_err(parse_errno)?;
     zram.set_algorithm_params(params)
 }
 
+#[cfg(not(zram_abi_7_3))]
 fn max_comp_streams_show(_zram: &Zram, _disk: DiskRef<'_, Zram>, out: &mut SysfsBuf<'_>) -> Result {
-    write_result(writeln!(out, "{}", ffi::num_online_cpus()))
+    write_result(writeln!(out, "{}", crate::kapi::cpu::num_online_cpus()))
 }
 
 /// Accepted and ignored, as in C zram since streams became per CPU.
+#[cfg(not(zram_abi_7_3))]
 fn max_comp_streams_store(_zram: &Zram, _disk: DiskRef<'_, Zram>, _input: &[u8]) -> Result {
     Ok(())
 }
 
 fn mem_limit_store(zram: &Zram, _disk: DiskRef<'_, Zram>, input: &[u8]) -> Result {
-    let (limit, parsed) = parse::memparse(input);
+    let (limit, parsed) = memparse(input);
     if parsed == 0 {
         return Err(EINVAL);
     }
@@ -104,7 +128,7 @@ fn same_detection_show(zram: &Zram, _disk: DiskRef<'_, Zram>, out: &mut SysfsBuf
 }
 
 fn same_detection_store(zram: &Zram, _disk: DiskRef<'_, Zram>, input: &[u8]) -> Result {
-    match parse::kstrtoull(input, 10).map_err(crate::parse_errno)? {
+    match parse::kstrtoull(input, 10).map_err(parse_errno)? {
         0 => zram.set_same_detection(false),
         1 => zram.set_same_detection(true),
         _ => return Err(EINVAL),
@@ -143,6 +167,8 @@ static MEM_LIMIT: DeviceAttribute<Zram> =
 static MEM_USED_MAX: DeviceAttribute<Zram> =
     DeviceAttribute::new(c"mem_used_max", 0o200, None, Some(mem_used_max_store));
 static IDLE: DeviceAttribute<Zram> = DeviceAttribute::new(c"idle", 0o200, None, Some(idle_store));
+// 6.12's only: 7.x removed the attribute (streams are per CPU).
+#[cfg(not(zram_abi_7_3))]
 static MAX_COMP_STREAMS: DeviceAttribute<Zram> = DeviceAttribute::new(
     c"max_comp_streams",
     0o644,
@@ -177,7 +203,15 @@ static SAME_DETECTION: DeviceAttribute<Zram> = DeviceAttribute::new(
     Some(same_detection_store),
 );
 
-/// In C zram's order, then zram_rs's extensions.
+/// 6.12's `max_comp_streams`; 7.3 has none, and its place at the end of [`LIST`] is then a
+/// second terminator, which sysfs never reaches.
+#[cfg(not(zram_abi_7_3))]
+const MAX_COMP_STREAMS_ENTRY: AttrPtr = AttrPtr::of(&MAX_COMP_STREAMS);
+#[cfg(zram_abi_7_3)]
+const MAX_COMP_STREAMS_ENTRY: AttrPtr = AttrPtr::NULL;
+
+/// C zram's attributes, zram_rs's extensions, then the one that only 6.12 has. (The order
+/// only decides the order of creation: sysfs lists a directory sorted by its own hash.)
 static LIST: AttributeList<16> = AttributeList([
     AttrPtr::of(&DISKSIZE),
     AttrPtr::of(&INITSTATE),
@@ -186,7 +220,6 @@ static LIST: AttributeList<16> = AttributeList([
     AttrPtr::of(&MEM_LIMIT),
     AttrPtr::of(&MEM_USED_MAX),
     AttrPtr::of(&IDLE),
-    AttrPtr::of(&MAX_COMP_STREAMS),
     AttrPtr::of(&COMP_ALGORITHM),
     AttrPtr::of(&IO_STAT),
     AttrPtr::of(&MM_STAT),
@@ -194,6 +227,7 @@ static LIST: AttributeList<16> = AttributeList([
     AttrPtr::of(&ALGORITHM_PARAMS),
     AttrPtr::of(&SAME_STAT),
     AttrPtr::of(&SAME_DETECTION),
+    MAX_COMP_STREAMS_ENTRY,
     AttrPtr::NULL,
 ]);
 static GROUP: AttributeGroup = AttributeGroup::new(&LIST);

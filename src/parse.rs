@@ -83,9 +83,23 @@ fn parse_digits(s: &[u8], base: u32) -> (u64, usize, bool) {
 /// K, M, G, T, P or E (either case) multiplying by 1024 per step. Overflow wraps as in C, and
 /// whatever follows is ignored. Returns the value and how many bytes were parsed.
 pub fn memparse(input: &[u8]) -> (u64, usize) {
+    memparse_as(input, false)
+}
+
+/// `memparse()` of 7.x: as 6.12's, except that a number or a suffix that overflows gives
+/// `u64::MAX` rather than wrapping, and a suffix counts only after a number (a lone `k` parses
+/// nothing).
+pub fn memparse_7_3(input: &[u8]) -> (u64, usize) {
+    memparse_as(input, true)
+}
+
+fn memparse_as(input: &[u8], saturate: bool) -> (u64, usize) {
     let s = c_str(input);
     let (base, skip) = fixup_radix(s, 0);
-    let (mut value, digits, _) = parse_digits(&s[skip..], base);
+    let (mut value, digits, overflow) = parse_digits(&s[skip..], base);
+    if saturate && overflow {
+        value = u64::MAX;
+    }
     let mut end = skip + digits;
     let shifts = match s.get(end).map(u8::to_ascii_lowercase) {
         Some(b'k') => 1,
@@ -96,8 +110,13 @@ pub fn memparse(input: &[u8]) -> (u64, usize) {
         Some(b'e') => 6,
         _ => 0,
     };
-    if shifts > 0 {
-        value = value.wrapping_shl(10 * shifts);
+    if shifts > 0 && !(saturate && end == 0) {
+        let shifted = value.wrapping_shl(10 * shifts);
+        value = if saturate && shifted >> (10 * shifts) != value {
+            u64::MAX
+        } else {
+            shifted
+        };
         end += 1;
     }
     (value, end)

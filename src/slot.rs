@@ -1,27 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 //! Encoding of one slot of the page table: a value word and a flags word, laid out as C zram
-//! lays out `struct zram_table_entry` (object size in bits 0..12, page flags from bit 13 in C's
-//! order), plus one bit of zram_rs's own for the per-slot lock.
+//! lays out `struct zram_table_entry` (object size in the low bits, page flags from
+//! `ZRAM_FLAG_SHIFT = PAGE_SHIFT + 1` in C's order), plus one bit of zram_rs's own for the
+//! per-slot lock. One slot per kernel page, whatever the page size: [`Layout`] takes the
+//! kernel's `PAGE_SHIFT` as a parameter, so the host tests check 4, 16 and 64 KiB pages. C
+//! zram's flag order moved between kernels (`ZRAM_HUGE` is `FLAG_SHIFT + 3` on 6.12, `+ 4` on
+//! 7.3, with `ZRAM_IDLE` right after it), so that offset is a parameter too.
 //!
 //! The value word is a union decided by the flags: 0 for an empty slot, the fill word of a
 //! same-filled page (`SAME`), or a zsmalloc handle (object size non-zero). Pure logic on plain
 //! integers, shared with the host crate; `table.rs` adds the atomics and the lock.
 
-/// Bits 0..12 of the flags word: the stored object's size in bytes (0..=4096).
-pub const SIZE_MASK: u32 = (1 << FLAG_SHIFT) - 1;
-/// First flag bit (`ZRAM_FLAG_SHIFT` for 4 KiB pages).
-pub const FLAG_SHIFT: u32 = 13;
-/// The page is one repeated machine word, kept in the value word (`ZRAM_SAME`).
-pub const SAME: u32 = 1 << FLAG_SHIFT;
-/// The page is stored uncompressed (`ZRAM_HUGE`).
-pub const HUGE: u32 = 1 << (FLAG_SHIFT + 3);
-/// The page was not accessed since `idle` marked it (`ZRAM_IDLE`); not part of the content.
-pub const IDLE: u32 = 1 << (FLAG_SHIFT + 4);
-/// The slot's lock bit; never part of the content.
+/// The slot's lock bit; never part of the content. Above every flag for pages up to 1 MiB.
 pub const LOCK: u32 = 1 << 30;
-
-/// Size of a page, the unit of one slot.
-pub const PAGE_SIZE: usize = 4096;
 
 /// What one slot holds, decoded from its two words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,7 +25,7 @@ pub enum SlotContent {
     Stored {
         /// The zsmalloc handle.
         handle: usize,
-        /// Bytes of the object: less than a page when compressed, `PAGE_SIZE` when huge.
+        /// Bytes of the object: less than a page when compressed, the page size when huge.
         size: usize,
         /// The page is stored uncompressed.
         huge: bool,
@@ -45,52 +36,87 @@ pub enum SlotContent {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct InvalidContent;
 
-impl SlotContent {
-    /// The (value, flags) words for this content; the lock bit is never set.
-    pub fn encode(self) -> Result<(usize, u32), InvalidContent> {
-        match self {
+/// The slot layout for pages of `1 << PAGE_SHIFT` bytes, with C zram's `ZRAM_HUGE` at
+/// `FLAG_SHIFT + HUGE_FLAG` (3 on 6.12, 4 on 7.3).
+pub struct Layout<const PAGE_SHIFT: u32, const HUGE_FLAG: u32 = 3>;
+
+impl<const PAGE_SHIFT: u32, const HUGE_FLAG: u32> Layout<PAGE_SHIFT, HUGE_FLAG> {
+    /// Bytes of a page, the unit of one slot.
+    pub const PAGE_SIZE: usize = 1 << PAGE_SHIFT;
+    /// First flag bit (`ZRAM_FLAG_SHIFT`): the size field holds 0..=`PAGE_SIZE`.
+    pub const FLAG_SHIFT: u32 = PAGE_SHIFT + 1;
+    /// The low bits of the flags word: the stored object's size in bytes.
+    pub const SIZE_MASK: u32 = (1 << Self::FLAG_SHIFT) - 1;
+    /// The page is one repeated machine word, kept in the value word (`ZRAM_SAME`).
+    pub const SAME: u32 = 1 << Self::FLAG_SHIFT;
+    /// The page is stored uncompressed (`ZRAM_HUGE`).
+    pub const HUGE: u32 = 1 << (Self::FLAG_SHIFT + HUGE_FLAG);
+    /// The page was not accessed since `idle` marked it (`ZRAM_IDLE`); not part of the content.
+    pub const IDLE: u32 = 1 << (Self::FLAG_SHIFT + HUGE_FLAG + 1);
+
+    /// Evaluated where the layout is used: every flag (C's last ones are the two
+    /// `ZRAM_COMP_PRIORITY` bits, `ZRAM_HUGE + 3` and `+ 4`) lies below the lock bit.
+    pub const VALID: () =
+        assert!(Self::FLAG_SHIFT + HUGE_FLAG + 4 < 30 && PAGE_SHIFT >= 9 && HUGE_FLAG >= 1);
+
+    /// The (value, flags) words for `content`; the lock bit is never set.
+    pub fn encode(content: SlotContent) -> Result<(usize, u32), InvalidContent> {
+        match content {
             SlotContent::Empty => Ok((0, 0)),
-            SlotContent::Same(word) => Ok((word, SAME)),
+            SlotContent::Same(word) => Ok((word, Self::SAME)),
             SlotContent::Stored { handle, size, huge } => {
-                if handle == 0 || size == 0 || size > PAGE_SIZE {
+                if handle == 0 || size == 0 || size > Self::PAGE_SIZE {
                     return Err(InvalidContent);
                 }
-                let huge_bit = if huge { HUGE } else { 0 };
+                let huge_bit = if huge { Self::HUGE } else { 0 };
+                // No truncation: `size <= PAGE_SIZE <= SIZE_MASK`.
                 Ok((handle, size as u32 | huge_bit))
             }
         }
     }
 
-    /// Decodes the words of a slot, ignoring the lock bit.
+    /// Decodes the words of a slot, ignoring the lock and idle bits.
+    #[inline(always)]
     pub fn decode(value: usize, flags: u32) -> SlotContent {
-        let size = (flags & SIZE_MASK) as usize;
-        if flags & SAME != 0 {
+        let size = (flags & Self::SIZE_MASK) as usize;
+        if flags & Self::SAME != 0 {
             SlotContent::Same(value)
         } else if size != 0 {
             SlotContent::Stored {
                 handle: value,
                 size,
-                huge: flags & HUGE != 0,
+                huge: flags & Self::HUGE != 0,
             }
         } else {
             SlotContent::Empty
         }
     }
-}
 
-/// The whole pages a discard or write-zeroes of `len` bytes at byte `start` frees, as C zram
-/// computes them: a partial first page is skipped, and so is a partial last page.
-pub fn discard_pages(start: u64, len: u64) -> core::ops::Range<u64> {
-    let page = PAGE_SIZE as u64;
-    let mut index = start / page;
-    let offset = start % page;
-    let mut remaining = len;
-    if offset != 0 {
-        if remaining <= page - offset {
-            return index..index;
+    /// The flags word after an `idle` write: C zram 6.12 (`mark_idle()`) marks slots holding
+    /// an object, and leaves empty and same-filled slots alone (no post-processing applies to
+    /// them).
+    pub fn mark_idle(value: usize, flags: u32) -> u32 {
+        match Self::decode(value, flags) {
+            SlotContent::Stored { .. } => flags | Self::IDLE,
+            SlotContent::Empty | SlotContent::Same(_) => flags,
         }
-        remaining -= page - offset;
-        index += 1;
     }
-    index..index + remaining / page
+
+    /// The whole pages a discard of `len` bytes at byte `start` frees, as C zram computes them:
+    /// a partial first page is skipped, and so is a partial last page.
+    pub fn discard_pages(start: u64, len: u64) -> core::ops::Range<u64> {
+        let page = Self::PAGE_SIZE as u64;
+        let mut index = start >> PAGE_SHIFT;
+        let offset = start & (page - 1);
+        let mut remaining = len;
+        if offset != 0 {
+            if remaining <= page - offset {
+                return index..index;
+            }
+            remaining -= page - offset;
+            index += 1;
+        }
+        // No overflow: `start + len` of a bio fits in u64, so the end does too.
+        index..index + (remaining >> PAGE_SHIFT)
+    }
 }

@@ -75,16 +75,21 @@ impl IoStat {
 /// The fields of `/sys/block/zramN/debug_stat` (a format C declares unstable; version 1).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct DebugStat {
-    /// Pool allocations that had to take the slow path with direct reclaim.
-    pub writestall: u64,
+    /// Pool allocations that had to take the slow path with direct reclaim; `None` where C
+    /// zram no longer counts them (7.x prints a bare `0` in their place).
+    pub writestall: Option<u64>,
     /// Swap slot-free notifications that found the slot locked and freed nothing.
     pub miss_free: u64,
 }
 
 impl DebugStat {
-    /// Writes C's `"version: %d\n%8llu %8llu\n"`.
+    /// Writes C's `"version: %d\n%8llu %8llu\n"` (6.12), or `"version: %d\n0 %8llu\n"` without
+    /// a writestall count (7.x).
     pub fn write_to(&self, out: &mut impl Write) -> fmt::Result {
         writeln!(out, "version: 1")?;
-        writeln!(out, "{:>8} {:>8}", self.writestall, self.miss_free)
+        match self.writestall {
+            Some(writestall) => writeln!(out, "{:>8} {:>8}", writestall, self.miss_free),
+            None => writeln!(out, "0 {:>8}", self.miss_free),
+        }
     }
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-//! The page store of one initialised device: the slot table (one [`Slot`] per 4 KiB page of the
-//! disk) together with the zsmalloc pool its handles belong to.
+//! The page store of one initialised device: the slot table (one [`Slot`] per kernel page of
+//! the disk, whatever the page size) together with the zsmalloc pool its handles belong to.
 //!
 //! Each slot has its own lock, a bit in its flags word taken with an atomic `fetch_or` and held
 //! with preemption disabled, so a lock holder is never preempted and the lock may be tried from
@@ -9,16 +9,41 @@
 //! with a plain release store on drop, which also unlocks (as `__bit_spin_unlock()`).
 //!
 //! Lock order (see also `zram.rs`): device init lock → slot lock → zsmalloc's internal locks.
-//! Nothing sleeps while a slot lock is held: pool objects are allocated before taking it.
+//! Nothing sleeps while a slot lock is held: pool objects are allocated before taking it. No
+//! thread holds two slot locks. The slot locks of a store share one lockdep map
+//! ([`LockdepMap`]), so the debug kernel checks all of this.
 
-use crate::ffi;
+use crate::kapi::lockdep::LockdepMap;
+use crate::kapi::zspool::{ZsHandle, ZsPool};
+use crate::kapi::{c, c_zram, cpu, mem};
 use crate::slot::{self, SlotContent};
-use crate::zspool::{ZsHandle, ZsPool};
 use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicU32, Ordering};
-use kernel::alloc::flags::{__GFP_NOWARN, __GFP_ZERO, GFP_KERNEL};
+use kernel::alloc::flags::{__GFP_NOWARN, GFP_KERNEL};
 use kernel::alloc::VVec;
 use kernel::prelude::*;
+
+// The slot lock spins with preemption off around zsmalloc calls, whose locks sleep on
+// PREEMPT_RT (C zram 6.12 uses a spinlock per slot there).
+#[cfg(CONFIG_PREEMPT_RT)]
+compile_error!("zram_rs's slot lock does not support PREEMPT_RT");
+
+/// The slot layout for the kernel's page size and C zram's flag order.
+pub(crate) type Layout = slot::Layout<{ kernel::page::PAGE_SHIFT as u32 }, { c_zram::HUGE_FLAG }>;
+const _: () = Layout::VALID;
+/// The kernel's page size: one slot's data.
+pub(crate) const PAGE_SIZE: usize = Layout::PAGE_SIZE;
+const _: () = assert!(PAGE_SIZE == kernel::page::PAGE_SIZE);
+// C zram's own layout, where the kernel tree has its header (see `c_layout.c`).
+const _: () = assert!(
+    c::HAVE_ZRAM_DRV_H == 0
+        || (Layout::FLAG_SHIFT as i64 == c::ZRAM_FLAG_SHIFT
+            && Layout::SAME == 1 << c::ZRAM_SAME
+            && Layout::HUGE == 1 << c::ZRAM_HUGE
+            && Layout::IDLE == 1 << c::ZRAM_IDLE
+            && c::NR_ZRAM_PAGEFLAGS <= 30),
+    "the slot layout differs from C zram's"
+);
 
 /// One page's entry: a value word (a union decided by the flags, see `slot.rs`) and a flags
 /// word that also carries the lock bit. 16 bytes on 64-bit, like C zram's entry.
@@ -41,6 +66,8 @@ pub(crate) struct Slot {
 pub(crate) struct PageStore {
     slots: VVec<Slot>,
     pool: ZsPool,
+    /// What lockdep knows of the slot locks.
+    lockdep: LockdepMap,
 }
 
 // SAFETY: a slot's `UnsafeCell` is only accessed under its lock bit (type invariant of `Slot`),
@@ -53,13 +80,14 @@ unsafe impl Send for PageStore {}
 ///
 /// # Invariants
 ///
-/// The guard's thread holds `slot`'s lock bit and one level of disabled preemption. `flags` is
+/// The guard's thread holds `slot`'s lock bit (`slot` is one of `store`'s slots), one level of
+/// disabled preemption, and the lock in lockdep's view of `store.lockdep`. `flags` is
 /// the slot's flags word without the lock bit as it will be stored on drop: only the lock holder
 /// reads or changes the word's other bits, and another thread's `fetch_or` of the lock bit
 /// leaves a held word as it is.
 pub(crate) struct SlotGuard<'a> {
     slot: &'a Slot,
-    pool: &'a ZsPool,
+    store: &'a PageStore,
     flags: u32,
 }
 
@@ -69,13 +97,14 @@ impl PageStore {
         if pages == 0 {
             return Err(ENOMEM);
         }
-        let mut slots = VVec::<Slot>::with_capacity(pages, GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN)
-            .map_err(|_| ENOMEM)?;
-        // SAFETY: the capacity is `pages` and the memory was allocated zeroed; an all-zero
-        // `Slot` is a valid empty, unlocked slot.
-        unsafe { slots.set_len(pages) };
+        // SAFETY: an all-zero `Slot` is a valid empty, unlocked slot.
+        let slots = unsafe { mem::zeroed_vvec::<Slot>(pages, GFP_KERNEL | __GFP_NOWARN) }?;
         // INVARIANT: no slot is `Stored` yet.
-        Ok(Self { slots, pool })
+        Ok(Self {
+            slots,
+            pool,
+            lockdep: LockdepMap::new()?,
+        })
     }
 
     /// Number of slots (pages of the disk).
@@ -91,6 +120,8 @@ impl PageStore {
     /// Locks slot `index`, spinning while another thread holds it.
     pub(crate) fn lock(&self, index: usize) -> Option<SlotGuard<'_>> {
         let slot = self.slots.get(index)?;
+        // As `spin_lock()`: lockdep hears of the lock before the wait for it.
+        self.lockdep.acquire(false);
         loop {
             if let Some(guard) = self.try_lock_slot(slot) {
                 return Some(guard);
@@ -103,25 +134,27 @@ impl PageStore {
 
     /// Locks slot `index` if nobody holds it; never waits (callable in atomic context).
     pub(crate) fn try_lock(&self, index: usize) -> Option<SlotGuard<'_>> {
-        self.try_lock_slot(self.slots.get(index)?)
+        let guard = self.try_lock_slot(self.slots.get(index)?)?;
+        self.lockdep.acquire(true);
+        Some(guard)
     }
 
     fn try_lock_slot<'a>(&'a self, slot: &'a Slot) -> Option<SlotGuard<'a>> {
         // SAFETY: `preempt_disable()` has no preconditions; undone on failure below or by the
         // guard's drop.
-        unsafe { ffi::preempt_disable() };
+        unsafe { cpu::preempt_disable() };
         let flags = slot.flags.fetch_or(slot::LOCK, Ordering::Acquire);
         if flags & slot::LOCK == 0 {
             // INVARIANT: this thread set the lock bit and disabled preemption; `flags` is the
-            // word as it was, unlocked.
+            // word as it was, unlocked; the callers tell lockdep.
             Some(SlotGuard {
                 slot,
-                pool: &self.pool,
+                store: self,
                 flags,
             })
         } else {
             // SAFETY: pairs with the `preempt_disable()` above.
-            unsafe { ffi::preempt_enable() };
+            unsafe { cpu::preempt_enable() };
             None
         }
     }
@@ -147,7 +180,7 @@ impl SlotGuard<'_> {
     /// What the slot holds.
     pub(crate) fn content(&self) -> SlotContent {
         let (value, flags) = self.words();
-        SlotContent::decode(value, flags)
+        Layout::decode(value, flags)
     }
 
     fn set_words(&mut self, value: usize, flags: u32) {
@@ -162,67 +195,77 @@ impl SlotGuard<'_> {
     pub(crate) fn clear(&mut self) -> SlotContent {
         let old = self.content();
         if let SlotContent::Stored { handle, size, .. } = old {
-            // SAFETY: a `Stored` slot owns a live handle of this pool (invariants of `Slot` and
-            // `PageStore`); the slot is emptied right below, so it is not used again.
-            self.pool.free(unsafe { ZsHandle::from_raw(handle, size) });
+            // SAFETY: a `Stored` slot owns a live handle of this store's pool (invariants of
+            // `Slot` and `PageStore`); the slot is emptied right below, so it is not used again.
+            drop(unsafe { ZsHandle::from_raw(&self.store.pool, handle, size) });
         }
         self.set_words(0, 0);
         old
     }
 
-    /// Frees what the slot held and stores the object `handle` in it; returns the old content.
-    pub(crate) fn store_object(&mut self, handle: ZsHandle, huge: bool) -> SlotContent {
-        let old = self.clear();
-        let (raw, size) = handle.into_raw();
-        let (value, flags) = SlotContent::Stored {
-            handle: raw,
-            size,
+    /// Frees what the slot held and stores the object `handle` (of this store's pool) in it;
+    /// returns the old content. A handle that cannot be encoded is given back untouched.
+    pub(crate) fn store_object<'p>(
+        &mut self,
+        handle: ZsHandle<'p>,
+        huge: bool,
+    ) -> core::result::Result<SlotContent, ZsHandle<'p>> {
+        let content = SlotContent::Stored {
+            handle: handle.raw(),
+            size: handle.size(),
             huge,
+        };
+        // `ZsPool::alloc` only makes non-zero handles of 1..=PAGE_SIZE bytes, so encoding
+        // succeeds for every handle of this store's pool.
+        let Ok((value, flags)) = Layout::encode(content) else {
+            return Err(handle);
+        };
+        if !handle.belongs_to(&self.store.pool) {
+            return Err(handle);
         }
-        .encode()
-        // `ZsPool::alloc` only makes non-zero handles of 1..=PAGE_SIZE bytes.
-        .unwrap_or((0, 0));
-        // INVARIANT: the slot now owns a live handle of this pool.
+        let old = self.clear();
+        let _ = handle.into_raw();
+        // INVARIANT: the slot now owns a live handle of this store's pool (checked above).
         self.set_words(value, flags);
-        old
+        Ok(old)
     }
 
     /// Frees what the slot held and stores a same-filled page's word; returns the old content.
     pub(crate) fn store_same(&mut self, word: usize) -> SlotContent {
         let old = self.clear();
-        self.set_words(word, slot::SAME);
+        self.set_words(word, Layout::SAME);
         old
     }
 
-    /// Marks a slot holding an object as idle (`idle` writes); other slots are left alone, as C
-    /// zram skips empty and same-filled slots.
+    /// Marks the slot idle as an `idle` write does ([`slot::Layout::mark_idle`]).
     pub(crate) fn mark_idle(&mut self) {
         let (value, flags) = self.words();
-        if matches!(
-            SlotContent::decode(value, flags),
-            SlotContent::Stored { .. }
-        ) {
-            self.set_words(value, flags | slot::IDLE);
-        }
+        self.set_words(value, Layout::mark_idle(value, flags));
     }
 
     /// Records an access: the slot is no longer idle.
     pub(crate) fn clear_idle(&mut self) {
         let (value, flags) = self.words();
-        if flags & slot::IDLE != 0 {
-            self.set_words(value, flags & !slot::IDLE);
+        if flags & Layout::IDLE != 0 {
+            self.set_words(value, flags & !Layout::IDLE);
         }
     }
 
     /// Calls `f` with the bytes of the stored object, or returns `None` if the slot holds no
-    /// object. `f` runs with preemption off and must not sleep.
+    /// object (or `scratch` is too small for it: see [`ZsPool::read_raw`]). `f` runs with
+    /// preemption off and must not sleep.
     #[inline(always)]
-    pub(crate) fn read_object<R>(&self, f: impl FnOnce(&[u8], bool) -> R) -> Option<R> {
+    pub(crate) fn read_object<R>(
+        &self,
+        scratch: &mut [u8],
+        f: impl FnOnce(&[u8], bool) -> R,
+    ) -> Option<R> {
         match self.content() {
             SlotContent::Stored { handle, size, huge } => {
+                let pool = &self.store.pool;
                 // SAFETY: the slot owns this live object of `pool` and cannot be changed or
                 // freed while this guard (borrowed for the whole call) holds the lock.
-                Some(unsafe { self.pool.read_raw(handle, size, |bytes| f(bytes, huge)) })
+                unsafe { pool.read_raw(handle, size, scratch, |bytes| f(bytes, huge)) }
             }
             _ => None,
         }
@@ -231,10 +274,11 @@ impl SlotGuard<'_> {
 
 impl Drop for SlotGuard<'_> {
     fn drop(&mut self) {
+        self.store.lockdep.release();
         // A plain store unlocks, as the kernel's `__bit_spin_unlock()`: nobody else changes the
         // word while it is locked (type invariant).
         self.slot.flags.store(self.flags, Ordering::Release);
         // SAFETY: pairs with the `preempt_disable()` taken with the lock (type invariant).
-        unsafe { ffi::preempt_enable() };
+        unsafe { cpu::preempt_enable() };
     }
 }

@@ -16,21 +16,20 @@
 //! reach the storage through the `storage` spinlock instead, which keeps its own reference.
 //! The disk's `open_mutex` (taken for claims) is never held together with `init_lock`.
 
-use crate::algorithm::{self, Algorithm, AlgorithmParams, NO_LEVEL};
-use crate::bio::{Bio, Piece};
-use crate::bounce::BouncePage;
-use crate::compress::{self, StreamGuard, StreamPool};
-use crate::disk::{Claim, DiskOps, DiskRef};
-use crate::ffi;
+use crate::algorithm::{self, AlgorithmParams, Named, NO_LEVEL};
+use crate::comp::{self, Algorithm, Params, StreamGuard, StreamPool};
 use crate::fill::fill;
+use crate::kapi::bio::{Bio, Piece};
+use crate::kapi::bounce::BouncePage;
+use crate::kapi::disk::{Claim, DiskOps, DiskRef};
+use crate::kapi::zspool::{ZsHandle, ZsPool};
+use crate::kapi::{self, cpu, mem};
 use crate::same::same_filled;
-use crate::slot::{self, SlotContent, PAGE_SIZE};
+use crate::slot::SlotContent;
 use crate::stats::{DebugStat, IoStat, MmStat};
-use crate::table::{PageStore, SlotGuard};
-use crate::zspool::ZsPool;
+use crate::table::{Layout, PageStore, SlotGuard, PAGE_SIZE};
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use kernel::prelude::*;
-use kernel::str::CString;
 use kernel::sync::{Arc, Mutex, SpinLock};
 use kernel::{new_mutex, new_spinlock};
 
@@ -47,6 +46,8 @@ struct Config {
     algorithm: Algorithm,
     /// Its level, or [`NO_LEVEL`] for the algorithm's default.
     level: i32,
+    /// deflate's window bits (`deflate.winbits`, 7.x), or [`NO_LEVEL`] for the default.
+    deflate_winbits: i32,
 }
 
 impl Config {
@@ -55,6 +56,7 @@ impl Config {
             disksize: 0,
             algorithm: Algorithm::DEFAULT,
             level: NO_LEVEL,
+            deflate_winbits: NO_LEVEL,
         }
     }
 }
@@ -71,6 +73,11 @@ pub(crate) struct Storage {
 }
 
 /// Counters, all reset by `reset`.
+///
+/// The counters of what is stored (`pages_stored`, `compr_data_size`, `same_pages`,
+/// `zero_pages`, `huge_pages`) change only under the lock of the slot whose content changes,
+/// adding the new content before taking away the old. A page's addition therefore comes before
+/// its removal in every counter's order of changes, and no reader sees a counter below zero.
 #[derive(Default)]
 struct Stats {
     pages_stored: AtomicU64,
@@ -199,19 +206,32 @@ impl Zram {
         }
         // PAGE_ALIGN, wrapping like C: a size within a page of 2^64 becomes 0 and fails below.
         let disksize = requested.wrapping_add(PAGE_SIZE as u64 - 1) & !(PAGE_SIZE as u64 - 1);
+        // C zram 7.x refuses the wrapped size itself (EINVAL); 6.12 fails to allocate (ENOMEM).
+        if cfg!(zram_abi_7_3) && disksize == 0 {
+            return Err(EINVAL);
+        }
         let pages = usize::try_from(disksize / PAGE_SIZE as u64).map_err(|_| ENOMEM)?;
-        let name = CString::try_from_fmt(format_args!("zram{}", self.id))?;
-        let pool = ZsPool::new(&name)?;
+        let pool = ZsPool::new(format_args!("zram{}", self.id))?;
         let huge_class_size = pool.huge_class_size();
         let pages = PageStore::new(pages, pool)?;
         let algorithm = config.algorithm;
-        let streams = StreamPool::new(algorithm, config.level, ffi::num_online_cpus() as usize)
-            .inspect_err(|_| {
-                pr_err!(
-                    "Cannot initialise {} compressing backend\n",
-                    algorithm.name()
-                );
-            })?;
+        let streams = StreamPool::new(
+            algorithm,
+            Params {
+                level: config.level,
+                deflate_winbits: config.deflate_winbits,
+            },
+            cpu::num_online_cpus() as usize,
+        )
+        .inspect_err(|_| {
+            pr_err!(
+                "Cannot initialise {} compressing backend\n",
+                algorithm.name()
+            );
+            // As C's `zram_destroy_comps`: a backend that fails to start takes the selection
+            // with it; the next initialisation starts from the default algorithm and parameters.
+            *config = Config::new();
+        })?;
         let storage = Arc::pin_init(
             pin_init!(Storage {
                 pages,
@@ -245,6 +265,7 @@ impl Zram {
         self.limit_pages.store(0, Relaxed);
         self.same_detection.store(true, Relaxed);
         claim.disk().set_capacity_sectors(0);
+        claim.disk().clear_io_stats();
         let io = claim.take_io();
         let storage = self.storage.lock().take();
         // The last references: free every object, the pool, the table and the streams (may
@@ -258,36 +279,49 @@ impl Zram {
     /// The `comp_algorithm` line.
     pub(crate) fn write_algorithms(&self, out: &mut impl core::fmt::Write) -> core::fmt::Result {
         let selected = self.init_lock.lock().algorithm;
-        algorithm::write_list(out, selected, compress::available)
+        algorithm::write_list(out, selected, comp::available)
     }
 
-    /// Selects the compression algorithm for the next initialisation.
+    /// Selects the compression algorithm for the next initialisation (7.x: and forgets the
+    /// parameters set for the previous one).
     pub(crate) fn set_algorithm(&self, input: &[u8]) -> Result {
-        let chosen =
-            algorithm::parse_name(input, compress::available).map_err(|error| match error {
-                algorithm::NameError::TooLong => E2BIG,
-                algorithm::NameError::Unknown => {
-                    let name = crate::parse::c_str(input);
-                    let name = name.strip_suffix(b"\n").unwrap_or(name);
-                    pr_info!(
-                        "unknown compression algorithm '{}'; available: {}\n",
-                        kernel::str::BStr::from_bytes(name),
-                        AvailableList
-                    );
-                    EINVAL
-                }
-            })?;
+        // 7.x compares the name as written.
+        let chosen = if cfg!(zram_abi_7_3) {
+            algorithm::parse_name_7_3(input, comp::available)
+        } else {
+            algorithm::parse_name(input, comp::available)
+        }
+        .map_err(|error| match error {
+            algorithm::NameError::TooLong => E2BIG,
+            algorithm::NameError::Unknown => {
+                let name = crate::parse::c_str(input);
+                let name = name.strip_suffix(b"\n").unwrap_or(name);
+                pr_info!(
+                    "unknown compression algorithm '{}'; available: {}\n",
+                    kernel::str::BStr::from_bytes(name),
+                    format_args!("{AvailableList}")
+                );
+                EINVAL
+            }
+        })?;
         let mut config = self.init_lock.lock();
         if config.disksize != 0 {
             pr_info!("Can't change algorithm for initialized device\n");
             return Err(EBUSY);
         }
         config.algorithm = chosen;
+        if cfg!(zram_abi_7_3) {
+            config.level = NO_LEVEL;
+            config.deflate_winbits = NO_LEVEL;
+        }
         Ok(())
     }
 
     /// Applies an `algorithm_params` write. Only the primary compressor (priority 0) exists.
     pub(crate) fn set_algorithm_params(&self, params: AlgorithmParams<'_>) -> Result {
+        if cfg!(zram_abi_7_3) {
+            return self.set_algorithm_params_7_3(params);
+        }
         let mut config = self.init_lock.lock();
         let priority = match params.algo {
             Some(name) if name != config.algorithm.name().as_bytes() => -1,
@@ -297,10 +331,41 @@ impl Zram {
         if priority != 0 {
             return Err(EINVAL);
         }
+        // C resets the priority's parameters before loading the dictionary.
+        config.level = NO_LEVEL;
         if params.dict.is_some() {
-            return Err(ffi::eopnotsupp());
+            return Err(kapi::eopnotsupp());
         }
         config.level = params.level;
+        Ok(())
+    }
+
+    /// `algorithm_params` as C zram 7.x: refused once initialised; a `priority` is checked when
+    /// given, and an `algo` must name the algorithm at that priority (or, without one, some
+    /// priority's); the priority's parameters are then replaced as a whole. (A dictionary is
+    /// refused after that, as C's failed load leaves the parameters reset too.)
+    fn set_algorithm_params_7_3(&self, params: AlgorithmParams<'_>) -> Result {
+        let mut config = self.init_lock.lock();
+        if config.disksize != 0 {
+            return Err(EBUSY);
+        }
+        // Only the primary compressor (priority 0) exists.
+        if params.priority_given && params.priority != 0 {
+            return Err(EINVAL);
+        }
+        if params
+            .algo
+            .is_some_and(|name| name != config.algorithm.name().as_bytes())
+        {
+            return Err(EINVAL);
+        }
+        config.level = NO_LEVEL;
+        config.deflate_winbits = NO_LEVEL;
+        if params.dict.is_some() {
+            return Err(kapi::eopnotsupp());
+        }
+        config.level = params.level;
+        config.deflate_winbits = params.deflate_winbits;
         Ok(())
     }
 
@@ -311,8 +376,10 @@ impl Zram {
         self.limit_pages.store(aligned / PAGE_SIZE as u64, Relaxed);
     }
 
-    /// Resets `mem_used_max` to the memory used now (nothing when not initialised).
+    /// Resets `mem_used_max` to the memory used now (nothing when not initialised). Under
+    /// `init_lock`, as C: a `reset` cannot come between reading the pool and storing its size.
     pub(crate) fn reset_mem_used_max(&self) {
+        let _config = self.init_lock.lock();
         if let Some(storage) = self.storage() {
             self.stats
                 .max_used_pages
@@ -344,20 +411,15 @@ impl Zram {
         let mut slot = storage.pages.lock(index).ok_or(EIO)?;
         // An access: the page is no longer idle.
         slot.clear_idle();
-        let content = slot.content();
-        if !needs_stream(content, storage.algorithm) {
-            return read_slot(&slot, content, index, storage.algorithm, out, None);
+        if let Some(plain) = Plain::of(slot.content()) {
+            return read_plain(&slot, plain, index, out);
+        }
+        if let Some(stateless) = comp::Stateless::new(storage.algorithm) {
+            return read_compressed(&slot, index, out, Decompression::Stateless(stateless));
         }
         // A free stream is taken without waiting, under the slot lock.
         if let Some(mut stream) = storage.streams.try_get() {
-            let result = read_slot(
-                &slot,
-                content,
-                index,
-                storage.algorithm,
-                out,
-                Some(&mut stream),
-            );
+            let result = read_compressed(&slot, index, out, Decompression::Stream(&mut stream));
             // Unlock before the stream goes back: returning it may wake a waiting borrower,
             // which takes a mutex.
             drop(slot);
@@ -375,25 +437,10 @@ impl Zram {
         // Declared after the stream, the slot guard is dropped (unlocked) before it.
         let mut stream = storage.streams.get();
         let slot = storage.pages.lock(index).ok_or(EIO)?;
-        let content = slot.content();
-        read_slot(
-            &slot,
-            content,
-            index,
-            storage.algorithm,
-            out,
-            Some(&mut stream),
-        )
-    }
-
-    /// Allocates `len` bytes from the pool the way C zram does: first without direct reclaim,
-    /// then (counted as a write stall) with it.
-    fn alloc_object(&self, storage: &Storage, len: usize) -> Result<crate::zspool::ZsHandle> {
-        let pool = storage.pages.pool();
-        pool.alloc(len, ffi::GFP_POOL_OBJECT_FAST).or_else(|_| {
-            self.stats.writestall.fetch_add(1, Relaxed);
-            pool.alloc(len, ffi::GFP_POOL_OBJECT)
-        })
+        match Plain::of(slot.content()) {
+            Some(plain) => read_plain(&slot, plain, index, out),
+            None => read_compressed(&slot, index, out, Decompression::Stream(&mut stream)),
+        }
     }
 
     /// Compresses `data` (`PAGE_SIZE` bytes) and stores it as page `index`; a page that does
@@ -409,42 +456,88 @@ impl Zram {
                 let word = word as usize;
                 let mut slot = storage.pages.lock(index).ok_or(EIO)?;
                 let old = slot.store_same(word);
-                drop(slot);
-                self.stats.removed(old);
                 self.stats.stored_same(word);
+                self.stats.removed(old);
                 return Ok(());
             }
         }
-        let mut stream = storage.streams.get();
-        let compressed = stream.compress(data).inspect_err(|e| {
-            pr_err!("Compression failed! err={}\n", e.to_errno());
-        })?;
-        let (object, huge) = if compressed.len() >= storage.huge_class_size {
-            (data, true)
-        } else {
-            (compressed, false)
-        };
-        let handle = self.alloc_object(storage, object.len())?;
-        let pool = storage.pages.pool();
-        let used = pool.total_pages();
-        // Read first: an atomic read-modify-write on every write would bounce the line.
-        if used > self.stats.max_used_pages.load(Relaxed) {
-            self.stats.max_used_pages.fetch_max(used, Relaxed);
-        }
-        let limit = self.limit_pages.load(Relaxed);
-        if limit != 0 && used > limit {
-            pool.free(handle);
-            return Err(ENOMEM);
-        }
-        pool.write(&handle, object);
-        drop(stream);
+        let (handle, huge) = self.compress_into_object(storage, data)?;
         let size = handle.size();
         let mut slot = storage.pages.lock(index).ok_or(EIO)?;
-        let old = slot.store_object(handle, huge);
-        drop(slot);
-        self.stats.removed(old);
+        // Fails only for a handle of another pool, which `compress_into_object` never makes;
+        // the handle is then freed on return.
+        let old = slot.store_object(handle, huge).map_err(|_| EIO)?;
         self.stats.stored_object(size, huge);
+        self.stats.removed(old);
         Ok(())
+    }
+
+    /// Compresses `data` and copies the result (or `data` itself, when it does not compress
+    /// below zsmalloc's huge class) into a new pool object; returns the object and whether it
+    /// is huge. Allocates as C zram does: first without direct reclaim, holding the stream;
+    /// failing that (counted as a write stall), the stream goes back before the allocation
+    /// that may reclaim and sleep, so that readers and writers of this algorithm are not held
+    /// up, and the page is compressed again with whichever stream comes next.
+    #[inline(always)]
+    fn compress_into_object<'a>(
+        &self,
+        storage: &'a Storage,
+        data: &[u8],
+    ) -> Result<(ZsHandle<'a>, bool)> {
+        let pool = storage.pages.pool();
+        let mut reserved: Option<ZsHandle<'a>> = None;
+        let mut whole = false;
+        let mut stream = storage.streams.get();
+        loop {
+            // A page-sized reservation is for a huge page: no need to compress again (as C).
+            let (object, huge) =
+                if whole || reserved.as_ref().is_some_and(|r| r.size() == PAGE_SIZE) {
+                    (data, true)
+                } else {
+                    let compressed = stream.compress(data).inspect_err(|e| {
+                        pr_err!("Compression failed! err={}\n", e.to_errno());
+                    })?;
+                    if compressed.len() >= storage.huge_class_size {
+                        (data, true)
+                    } else {
+                        (compressed, false)
+                    }
+                };
+            let handle = match reserved.take() {
+                Some(handle) if handle.size() == object.len() => handle,
+                Some(other) => {
+                    // The page compressed to another size than before the slow allocation (a
+                    // buffer changed under its write): free that object and store the page
+                    // whole, a size that cannot change.
+                    drop(other);
+                    whole = true;
+                    continue;
+                }
+                None => match pool.alloc(object.len(), mem::GFP_POOL_OBJECT_FAST) {
+                    Ok(handle) => handle,
+                    Err(_) => {
+                        let len = object.len();
+                        drop(stream);
+                        self.stats.writestall.fetch_add(1, Relaxed);
+                        reserved = Some(pool.alloc(len, mem::GFP_POOL_OBJECT)?);
+                        stream = storage.streams.get();
+                        continue;
+                    }
+                },
+            };
+            let used = pool.total_pages();
+            // Read first: an atomic read-modify-write on every write would bounce the line.
+            if used > self.stats.max_used_pages.load(Relaxed) {
+                self.stats.max_used_pages.fetch_max(used, Relaxed);
+            }
+            let limit = self.limit_pages.load(Relaxed);
+            if limit != 0 && used > limit {
+                // The handle is freed on return.
+                return Err(ENOMEM);
+            }
+            handle.write(object);
+            return Ok((handle, huge));
+        }
     }
 
     #[inline(always)]
@@ -522,23 +615,24 @@ impl Zram {
     fn free_page(&self, storage: &Storage, index: usize) {
         if let Some(mut slot) = storage.pages.lock(index) {
             let old = slot.clear();
-            drop(slot);
             self.stats.removed(old);
         }
     }
 
-    /// The `mm_stat` figures.
+    /// The `mm_stat` figures, read under `init_lock` (as C) so that a `reset` is not half seen.
+    /// Products saturate rather than overflow: no read can panic.
     pub(crate) fn mm_stat(&self) -> MmStat {
         let page = PAGE_SIZE as u64;
+        let _config = self.init_lock.lock();
         let storage = self.storage();
         let pool = storage.as_ref().map(|storage| storage.pages.pool());
         let stats = &self.stats;
         MmStat {
-            orig_data_size: stats.pages_stored.load(Relaxed) * page,
+            orig_data_size: stats.pages_stored.load(Relaxed).saturating_mul(page),
             compr_data_size: stats.compr_data_size.load(Relaxed),
-            mem_used_total: pool.map_or(0, |pool| pool.total_pages() * page),
+            mem_used_total: pool.map_or(0, |pool| pool.total_pages().saturating_mul(page)),
             mem_limit: self.limit_pages.load(Relaxed).wrapping_mul(page),
-            mem_used_max: stats.max_used_pages.load(Relaxed) * page,
+            mem_used_max: stats.max_used_pages.load(Relaxed).saturating_mul(page),
             same_pages: stats.same_pages.load(Relaxed),
             pages_compacted: pool.map_or(0, |pool| pool.pages_compacted()),
             huge_pages: stats.huge_pages.load(Relaxed),
@@ -563,16 +657,20 @@ impl Zram {
         self.same_detection.store(enabled, Relaxed);
     }
 
-    /// The `debug_stat` figures.
+    /// The `debug_stat` figures (under `init_lock`, as C).
     pub(crate) fn debug_stat(&self) -> DebugStat {
+        let _config = self.init_lock.lock();
         DebugStat {
-            writestall: self.stats.writestall.load(Relaxed),
+            // C zram 7.x no longer counts stalls (its writes allocate once, with reclaim);
+            // zram_rs keeps its fast and slow paths and shows the count only where C does.
+            writestall: (!cfg!(zram_abi_7_3)).then(|| self.stats.writestall.load(Relaxed)),
             miss_free: self.stats.miss_free.load(Relaxed),
         }
     }
 
-    /// The `io_stat` figures.
+    /// The `io_stat` figures (under `init_lock`, as C).
     pub(crate) fn io_stat(&self) -> IoStat {
+        let _config = self.init_lock.lock();
         IoStat {
             failed_reads: self.stats.failed_reads.load(Relaxed),
             failed_writes: self.stats.failed_writes.load(Relaxed),
@@ -602,7 +700,7 @@ impl DiskOps for Zram {
     }
 
     fn discard(&self, storage: &Storage, start: u64, len: u64) {
-        for index in slot::discard_pages(start, len) {
+        for index in Layout::discard_pages(start, len) {
             self.free_page(storage, index as usize);
             self.stats.notify_free.fetch_add(1, Relaxed);
         }
@@ -616,7 +714,6 @@ impl DiskOps for Zram {
         match storage.pages.try_lock(index) {
             Some(mut slot) => {
                 let old = slot.clear();
-                drop(slot);
                 self.stats.removed(old);
             }
             None => {
@@ -626,48 +723,81 @@ impl DiskOps for Zram {
     }
 }
 
-/// Whether reading a page with `content` needs a compression stream of `algorithm`.
-#[inline(always)]
-fn needs_stream(content: SlotContent, algorithm: Algorithm) -> bool {
-    matches!(content, SlotContent::Stored { huge: false, .. })
-        && !compress::decompresses_without_stream(algorithm)
+/// What a slot holds that reads without decompression.
+#[derive(Clone, Copy)]
+enum Plain {
+    /// Never written or freed: zeroes.
+    Empty,
+    /// A same-filled page's word.
+    Same(usize),
+    /// A page stored whole.
+    Huge,
 }
 
-/// Expands, copies or decompresses page `index`, whose slot is locked and holds `content`, into
-/// `out` (`PAGE_SIZE` bytes). `stream` is needed when [`needs_stream`] says so; without it,
-/// such a page fails with `EIO`.
+impl Plain {
+    /// `content` if it reads without decompression; `None` for a compressed object.
+    #[inline(always)]
+    fn of(content: SlotContent) -> Option<Self> {
+        match content {
+            SlotContent::Empty => Some(Self::Empty),
+            SlotContent::Same(word) => Some(Self::Same(word)),
+            SlotContent::Stored { huge: true, .. } => Some(Self::Huge),
+            SlotContent::Stored { huge: false, .. } => None,
+        }
+    }
+}
+
+/// How a compressed page is decompressed: with a borrowed stream, or without one where the
+/// algorithm allows ([`comp::Stateless`] exists only then).
+enum Decompression<'s, 'g> {
+    Stream(&'s mut StreamGuard<'g>),
+    Stateless(comp::Stateless),
+}
+
+/// Expands or copies page `index`, whose slot is locked and holds `plain`, into `out`
+/// (`PAGE_SIZE` bytes).
 #[inline(always)]
-fn read_slot(
-    slot: &SlotGuard<'_>,
-    content: SlotContent,
-    index: usize,
-    algorithm: Algorithm,
-    out: &mut [u8],
-    stream: Option<&mut StreamGuard<'_>>,
-) -> Result {
-    let result = match content {
-        SlotContent::Empty => {
-            fill(out, 0, 0);
-            return Ok(());
-        }
-        SlotContent::Same(word) => {
-            fill(out, 0, word as u64);
-            return Ok(());
-        }
-        SlotContent::Stored { huge: true, .. } => slot.read_object(|object, _| {
-            if object.len() != out.len() {
+fn read_plain(slot: &SlotGuard<'_>, plain: Plain, index: usize, out: &mut [u8]) -> Result {
+    match plain {
+        Plain::Empty => fill(out, 0, 0),
+        Plain::Same(word) => fill(out, 0, word as u64),
+        // A whole-page object is never copied to be read (no scratch).
+        Plain::Huge => {
+            let copied = slot.read_object(&mut [], |object, _| {
+                let whole = object.len() == out.len();
+                if whole {
+                    mem::copy_page_bytes(out, object);
+                }
+                whole
+            });
+            if copied != Some(true) {
+                pr_err!("Decompression failed! page={}\n", index);
                 return Err(EIO);
             }
-            ffi::copy_page_bytes(out, object);
-            Ok(())
-        }),
-        SlotContent::Stored { huge: false, .. } => match stream {
-            Some(stream) => slot.read_object(|object, _| stream.decompress(object, out)),
-            None if compress::decompresses_without_stream(algorithm) => {
-                slot.read_object(|object, _| compress::decompress_stateless(algorithm, object, out))
-            }
-            None => None,
-        },
+        }
+    }
+    Ok(())
+}
+
+/// Decompresses page `index`, whose locked slot holds a compressed object, into `out`
+/// (`PAGE_SIZE` bytes).
+#[inline(always)]
+fn read_compressed(
+    slot: &SlotGuard<'_>,
+    index: usize,
+    out: &mut [u8],
+    decompression: Decompression<'_, '_>,
+) -> Result {
+    let result = match decompression {
+        Decompression::Stream(stream) => {
+            // The stream's buffer is where zsmalloc may copy an object that spans pages.
+            let (scratch, mut decompressor) = stream.scratch_and_decompressor();
+            slot.read_object(scratch, |object, _| decompressor.decompress(object, out))
+        }
+        // Only where zsmalloc never needs a scratch buffer (`comp::Stateless`).
+        Decompression::Stateless(stateless) => {
+            slot.read_object(&mut [], |object, _| stateless.decompress(object, out))
+        }
     }
     .unwrap_or(Err(EIO));
     if result.is_err() {
@@ -683,8 +813,9 @@ impl core::fmt::Display for AvailableList {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         let mut first = true;
         for algorithm in Algorithm::ALL
-            .into_iter()
-            .filter(|&a| compress::available(a))
+            .iter()
+            .copied()
+            .filter(|&a| comp::available(a))
         {
             if !first {
                 f.write_str(" ")?;

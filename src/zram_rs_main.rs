@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 //! zram_rs: a Rust implementation of zram, the compressed RAM block device, ABI-compatible with
-//! C zram in Linux 6.12 (`/dev/zramN`, `/sys/block/zramN/*`, `/sys/class/zram-control`, the
-//! `num_devices` parameter, block major `zram`).
+//! C zram of the kernel it is built for, Linux 6.12 or 7.3 (`/dev/zramN`,
+//! `/sys/block/zramN/*`, `/sys/class/zram-control`, the `num_devices` parameter, block major
+//! `zram`).
 //!
 //! This file is the crate root: the module's entry points and the registry of devices, which
 //! hands out the lowest free id like C zram's idr.
@@ -11,17 +12,10 @@ use kernel::sync::{Arc, Mutex};
 use kernel::{c_str, new_mutex};
 
 mod attrs;
-mod bio;
-mod bounce;
-mod control;
-mod disk;
-mod ffi;
-mod sysfs;
+mod comp;
+mod kapi;
 mod table;
 mod zram;
-mod zspool;
-
-mod compress;
 
 // Pure logic shared with the host crate (`host/`), whose tests need these items public.
 #[allow(unreachable_pub)]
@@ -37,10 +31,11 @@ mod slot;
 #[allow(unreachable_pub)]
 mod stats;
 
-use control::ControlClass;
-use disk::{DiskDriver, GenDisk};
+use kapi::class::{ControlClass, ControlOps};
+use kapi::disk::{DiskDriver, GenDisk};
 use zram::Zram;
 
+#[cfg(not(zram_rs_module_authors))]
 module! {
     type: ZramRs,
     name: "zram_rs",
@@ -49,12 +44,14 @@ module! {
     license: "GPL",
 }
 
-/// The errno C returns for a failed `kstrto*` parse.
-pub(crate) fn parse_errno(error: parse::ParseError) -> Error {
-    match error {
-        parse::ParseError::Invalid => EINVAL,
-        parse::ParseError::Range => ERANGE,
-    }
+// 7.x's `module!` takes a list of authors.
+#[cfg(zram_rs_module_authors)]
+module! {
+    type: ZramRs,
+    name: "zram_rs",
+    authors: ["zram_rs developers"],
+    description: "Compressed RAM block device (zram) in Rust",
+    license: "GPL",
 }
 
 struct Devices {
@@ -104,17 +101,25 @@ impl Registry {
         let entry = devices.disks.get_mut(id as usize).ok_or(ENODEV)?;
         let disk = entry.as_ref().ok_or(ENODEV)?;
         let zram = disk.data();
-        // A claim held by a running `reset` is fine: deleting the disk waits for it.
-        if let Ok(claim) = disk.disk().claim() {
-            zram.reset_device(&claim);
-            claim.keep_until_deleted();
-        } else if disk.disk().with_open_mutex(|openers| openers > 0) {
-            return Err(EBUSY);
-        }
+        // Waits for a running `reset`; `EBUSY` while the disk is open.
+        let claim = disk.disk().claim_for_removal()?;
+        zram.reset_device(&claim);
+        claim.keep_until_deleted();
         // Deletes the disk (waiting for its attribute callbacks), then frees the device.
         *entry = None;
         pr_info!("Removed device: zram{id}\n");
         Ok(())
+    }
+}
+
+impl ControlOps for Registry {
+    fn hot_add(&self) -> Result<u32> {
+        self.add()
+    }
+
+    fn hot_remove(&self, input: &[u8]) -> Result {
+        let id = parse::kstrtoint(input, 10).map_err(attrs::parse_errno)?;
+        self.remove(u32::try_from(id).map_err(|_| EINVAL)?)
     }
 }
 
@@ -136,7 +141,7 @@ impl kernel::Module for ZramRs {
             GFP_KERNEL,
         )?;
         let control = ControlClass::register(registry.clone())?;
-        for _ in 0..ffi::num_devices_param() {
+        for _ in 0..kapi::num_devices_param() {
             registry.add()?;
         }
         Ok(Self {

@@ -2,6 +2,7 @@
 # ext4 on zram_rs: mkfs (which discards the whole disk), mount, files, umount, fsck clean,
 # remount with data intact, and reset refused while mounted.
 . "$(dirname "$0")/lib.sh"
+plan $((10 + UNLOAD_CASES))
 
 zram_load
 z=$(sysblock 0)

@@ -2,6 +2,7 @@
 # util-linux zramctl end to end: --find with size and algorithm, the status listing (every
 # column filled from zram_rs's attributes), and --reset.
 . "$(dirname "$0")/lib.sh"
+plan $((18 + UNLOAD_CASES))
 
 zram_load num_devices=0
 found=$(zramctl --find --size 64M --algorithm lz4 2>&1)
@@ -9,14 +10,19 @@ check_eq "zramctl --find --size 64M --algorithm lz4 takes a hot-added device" /d
 check_eq "the device got the size" 67108864 "$(cat /sys/block/zram0/disksize)"
 check "the device got the algorithm" grep -qF '[lz4]' /sys/block/zram0/comp_algorithm
 
-dd if=/dev/urandom of=/dev/zram0 bs=4k count=100 oflag=direct 2>/dev/null
-dd if=/dev/zero of=/dev/zram0 bs=4k count=50 seek=100 oflag=direct 2>/dev/null
-yes "zramctl listing" | head -c $((50 * 4096)) | dd of=/dev/zram0 bs=4k seek=150 oflag=direct 2>/dev/null
+# 200 (kernel) pages: 100 random, 50 zero, 50 of text.
+dd if=/dev/urandom of=/dev/zram0 bs=$PAGE count=100 oflag=direct 2>/dev/null
+dd if=/dev/zero of=/dev/zram0 bs=$PAGE count=50 seek=100 oflag=direct 2>/dev/null
+yes "zramctl listing" | head -c $((50 * PAGE)) >/tmp/zramctl.text
+dd if=/tmp/zramctl.text of=/dev/zram0 bs=$PAGE seek=150 oflag=direct 2>/dev/null
+rm -f /tmp/zramctl.text
 mkdir -p /mnt/zramctl
-columns=NAME,ALGORITHM,DISKSIZE,DATA,COMPR,TOTAL,STREAMS,ZERO-PAGES,MOUNTPOINT
+columns=NAME,ALGORITHM,DISKSIZE,DATA,COMPR,TOTAL,ZERO-PAGES,MOUNTPOINT
 line=$(zramctl --raw --bytes --noheadings --output $columns /dev/zram0)
 ktap_print_msg "zramctl: $line"
-read -r name algorithm disksize data compr total streams zero mountpoint <<<"$line"
+read -r name algorithm disksize data compr total zero mountpoint <<<"$line"
+# STREAMS is max_comp_streams, which 7.3 no longer has: an empty column there, as with C zram.
+streams=$(zramctl --raw --noheadings --output STREAMS /dev/zram0)
 mm() { field "$1" /sys/block/zram0/mm_stat; }
 check_eq "NAME" /dev/zram0 "$name"
 check_eq "ALGORITHM" lz4 "$algorithm"
@@ -24,7 +30,11 @@ check_eq "DISKSIZE" 67108864 "$disksize"
 check_eq "DATA is orig_data_size (200 pages)" $((200 * PAGE)) "$data"
 check_eq "COMPR is compr_data_size" "$(mm 2)" "$compr"
 check_eq "TOTAL is mem_used_total" "$(mm 3)" "$total"
-check_eq "STREAMS" "$(nproc)" "$streams"
+if [ $ABI_7_3 = 0 ]; then
+	check_eq "STREAMS" "$(nproc)" "$streams"
+else
+	check_eq "STREAMS is empty on 7.3 (no max_comp_streams)" "" "$streams"
+fi
 check_eq "ZERO-PAGES is same_pages" 50 "$zero"
 check_eq "no MOUNTPOINT" "" "${mountpoint:-}"
 mkfs.ext4 -q /dev/zram0 && mount /dev/zram0 /mnt/zramctl

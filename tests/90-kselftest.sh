@@ -3,6 +3,7 @@
 # build uses), run against zram_rs. Only the module name is changed, on the fly; zram.sh exits 0
 # even on failure, so its output is judged: both tests must print [PASS] and nothing FAIL.
 . "$(dirname "$0")/lib.sh"
+plan 6
 
 work=/tmp/kselftest-zram
 rm -rf $work

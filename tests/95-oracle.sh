@@ -2,19 +2,33 @@
 # C zram as the oracle: the same corpus (tests/oracle/corpus.sh: every attribute's reads and a
 # corpus of bad and good writes in four device states, the control class) runs against C
 # zram.ko and then zram_rs.ko in this boot; the transcripts must match line for line, except
-# the documented deliberate differences (tests/oracle/differences), where zram_rs's own result
-# is checked instead.
+# the documented deliberate differences (tests/oracle/differences-6.12 or -7.3, for the kernel
+# running), where zram_rs's own result
+# is checked instead. Both transcripts must show every device state reached, and every line of
+# them must have been compared.
 . "$(dirname "$0")/lib.sh"
+# Cases: three on the runs, two on the states, one per group of transcript lines (74: see the
+# grouping below), one on the lines compared.
+plan $((3 + 2 + 74 + 1))
 oracle=$(dirname "$0")/oracle
 
 ZRAM_MODULE=zram bash "$oracle/corpus.sh" >/tmp/oracle.c 2>&1
 ZRAM_MODULE=zram_rs bash "$oracle/corpus.sh" >/tmp/oracle.rs 2>&1
 check "C zram ran the corpus to the end" grep -q '^unload: 0 0' /tmp/oracle.c
 check "zram_rs ran the corpus to the end" grep -q '^unload: 0 0' /tmp/oracle.rs
-check_eq "same number of transcript lines" "$(wc -l </tmp/oracle.c)" "$(wc -l </tmp/oracle.rs)"
+lines=$(wc -l </tmp/oracle.c)
+check_eq "same number of transcript lines" "$lines" "$(wc -l </tmp/oracle.rs)"
+# The corpus's "state: ... -> yes" lines: each state the writes start from was reached.
+states=9
+check_eq "C zram's corpus reached every state ($states state lines)" "$states yes, 0 NO" \
+	"$(grep -c '^state: .* -> yes$' /tmp/oracle.c) yes, $(grep -c '^state: .* -> NO$' /tmp/oracle.c) NO"
+check_eq "zram_rs's corpus reached every state ($states state lines)" "$states yes, 0 NO" \
+	"$(grep -c '^state: .* -> yes$' /tmp/oracle.rs) yes, $(grep -c '^state: .* -> NO$' /tmp/oracle.rs) NO"
 
 # One case per group of lines (the words before the value), comparing every line in it.
-paste -d '\n' /tmp/oracle.c /tmp/oracle.rs | awk -v differences="$oracle/differences" '
+differences=$oracle/differences-6.12
+[ $ABI_7_3 = 0 ] || differences=$oracle/differences-7.3
+paste -d '\n' /tmp/oracle.c /tmp/oracle.rs | awk -v differences="$differences" '
 	BEGIN {
 		FS = "\t"
 		while ((getline line < differences) > 0) {
@@ -60,5 +74,7 @@ while IFS=$'\t' read -r verdict group count; do
 	fi
 done < <(sed 's/^#   /#\t/' /tmp/oracle.result | awk -F'\t' '$1 == "#" { print "# " $2; next } { print }')
 ktap_print_msg "$total transcript lines compared"
+check "every transcript line was compared ($total of $lines, at least 1500)" \
+	test "$total" = "$lines" -a "$total" -ge 1500
 rm -f /tmp/oracle.c /tmp/oracle.rs /tmp/oracle.result
 finish

@@ -4,6 +4,7 @@
 # Each loop is bounded; what must hold is no oops, hang or leak (checked by the VM after the
 # script) and no data lost.
 . "$(dirname "$0")/lib.sh"
+plan $((11 + UNLOAD_CASES))
 
 zram_load
 z=$(sysblock 0)
@@ -22,17 +23,33 @@ wait $reader
 check "60 hot_add/disksize/hot_remove rounds beside readers" $ok
 check_eq "only zram0 is left" zram0 "$(ls /sys/block | grep zram)"
 
-# reset against opens: each either wins or gets EBUSY, nothing else.
-(for _ in $(seq 1 100); do dd if=$dev of=/dev/null bs=4k count=1 2>/dev/null; done) &
+# reset against opens: each either wins or gets EBUSY, nothing else, and both happen. One
+# process opens and closes the disk in a tight loop (a builtin, no fork), another reads it.
+rm -f /tmp/stop-opener
+(
+	i=0
+	while [ ! -e /tmp/stop-opener ] && [ $i -lt 1000000 ]; do
+		: <$dev
+		i=$((i + 1))
+	done
+) 2>/dev/null &
 opener=$!
-other=0
+(for _ in $(seq 1 100); do dd if=$dev of=/dev/null bs=4k count=1 2>/dev/null; done) &
+reader=$!
+ok=0 busy=0 other=0
 for _ in $(seq 1 100); do
 	r=$(write_attr $z/reset 1)
-	case $r in OK | "Device or resource busy") ;; *) other=$((other + 1)) ;; esac
+	case $r in
+	OK) ok=$((ok + 1)) ;;
+	"Device or resource busy") busy=$((busy + 1)) ;;
+	*) other=$((other + 1)) ;;
+	esac
 	echo 4M >$z/disksize 2>/dev/null
 done
-wait $opener
+touch /tmp/stop-opener
+wait $opener $reader
 check_eq "reset against opens: only OK or EBUSY" 0 $other
+check "reset against opens: both outcomes seen (OK $ok, EBUSY $busy)" test $ok -gt 0 -a $busy -gt 0
 
 # discard against reads and writes of other regions, then the data is checked.
 echo 1 >$z/reset
@@ -91,6 +108,6 @@ check "data intact after swapoff" sha256sum -c --quiet /tmp/limit.sums
 umount /mnt/limit
 rmdir $cg
 
-rm -f /tmp/keep /tmp/fio.out /tmp/limit.sums /tmp/memfill.out /tmp/memfill.rc
+rm -f /tmp/keep /tmp/fio.out /tmp/stop-opener /tmp/limit.sums /tmp/memfill.out /tmp/memfill.rc
 zram_unload
 finish

@@ -1,13 +1,52 @@
 #!/bin/bash
 # Shared helpers of the VM tests, on top of the kernel's kselftest KTAP helpers (taken from the
-# kernel source tree at build time). Each test script sources this file, loads zram_rs itself,
-# reports one KTAP line per case with `check`, and ends with `finish`.
+# kernel source tree at build time). Each test script sources this file, declares how many cases
+# it runs with `plan N` right away, loads zram_rs itself, reports one KTAP line per case with
+# `check`/`check_eq`, unloads with `zram_unload` (UNLOAD_CASES cases) and ends with `finish`.
 
+# shellcheck disable=SC2034 # (PAGE, BLOCK, UNLOAD_CASES... are for the scripts that source this)
 # shellcheck source=/dev/null
 . /usr/share/kselftest/ktap_helpers.sh
 
-PAGE=4096
+# The kernel's page size: the unit of zram's slots, so of orig_data_size, same_pages,
+# huge_pages, mem_used (zsmalloc pages), discards and the swap header. 4 KiB, or 16 KiB on
+# arm64 16K kernels. (busybox has no getconf; smaps gives the same answer.)
+PAGE=$(getconf PAGESIZE 2>/dev/null) ||
+	PAGE=$(awk '/^KernelPageSize:/ { print $2 * 1024; exit }' /proc/self/smaps)
+# zram's logical block size: 4 KiB on every page size.
+BLOCK=4096
+# The kernel series running, and whether C zram's user ABI is 7.3's (1) or 6.12's (0): the
+# ABI zram_rs follows is the one of the kernel it was built for.
+KSERIES=$(uname -r | cut -d. -f1,2)
+if [ "${KSERIES%%.*}" -ge 7 ]; then ABI_7_3=1; else ABI_7_3=0; fi
+# The number of cases zram_unload reports, the same on every kernel (its kmemleak cases are
+# skipped where there is no kmemleak), for plans: `plan $((N + UNLOAD_CASES))`.
+UNLOAD_CASES=3
+# kmemleak_check reports one case.
+KMEMLEAK_CASES=1
+KMEMLEAK=/sys/kernel/debug/kmemleak
+
 ktap_print_header
+
+# plan N: declares that the script runs N cases; prints the KTAP plan up front. `finish` fails
+# a case when a different number ran, and a script that ends without reaching `finish` (an
+# early exit) reports a failed case on its way out.
+KTAP_PLANNED=
+KTAP_DONE=
+plan() {
+	KTAP_PLANNED=$1
+	ktap_set_plan "$1"
+	trap ktap_exit_check EXIT
+}
+
+ktap_exit_check() {
+	local status=$?
+	[ -z "$KTAP_DONE" ] || return
+	KTAP_DONE=1
+	ktap_test_fail "the script ran to its end (it stopped with status $status after $((KTAP_TESTNO - 1)) of ${KTAP_PLANNED:-?} planned cases)"
+	ktap_print_totals
+	exit 1
+}
 
 # check DESCRIPTION COMMAND...: one test case, passing when COMMAND succeeds.
 check() {
@@ -30,11 +69,37 @@ check_eq() {
 	fi
 }
 
-# The plan goes last: the number of cases is known only at the end.
+# Ends the script: the number of cases run must be the plan's.
 finish() {
-	echo "1..$((KTAP_TESTNO - 1))"
-	KSFT_NUM_TESTS=$((KTAP_TESTNO - 1))
+	local ran=$((KTAP_TESTNO - 1))
+	if [ -z "$KTAP_PLANNED" ]; then
+		ktap_test_fail "the script declares its plan (plan N; $ran cases ran)"
+		echo "1..$((KTAP_TESTNO - 1))"
+		KSFT_NUM_TESTS=$((KTAP_TESTNO - 1))
+	elif [ "$ran" != "$KTAP_PLANNED" ]; then
+		ktap_test_fail "ran $ran of $KTAP_PLANNED planned cases"
+		KSFT_NUM_TESTS=$KTAP_PLANNED
+	else
+		KSFT_NUM_TESTS=$KTAP_PLANNED
+	fi
+	KTAP_DONE=1
 	ktap_finished
+}
+
+# kmsg_mark NAME: writes a mark line into the kernel log; kmsg_since NAME prints the kernel log
+# lines after the latest mark NAME of this script (and fails when there is none). Tests never
+# clear the kernel log: the VM checks all of it for problems after each script.
+kmsg_mark() {
+	echo "zram_rs-test: mark [$1:$$]" >/dev/kmsg
+}
+kmsg_since() {
+	dmesg | awk -v mark="zram_rs-test: mark [$1:$$]" '
+		{ line[NR] = $0 }
+		index($0, mark) { last = NR }
+		END {
+			for (i = last + 1; last && i <= NR; i++) print line[i]
+			exit !last
+		}'
 }
 
 # write_attr FILE VALUE: writes VALUE (no newline added) in one write(2) and prints "OK" or the
@@ -52,35 +117,71 @@ zram_load() {
 	modprobe zram_rs "$@"
 }
 
-# On a kernel with kmemleak: reports unreferenced objects allocated by zram_rs, while the module
-# is still loaded so that its addresses resolve to symbols. An object must be 5 s old to count.
-kmemleak_check() {
-	local report=/sys/kernel/debug/kmemleak
-	[ -e $report ] || return 0
+# kmemleak_scan: scans twice, after the 5-second minimum age of a reported object.
+kmemleak_scan() {
 	sleep 6
-	echo scan >$report
-	echo scan >$report
-	if grep -q zram_rs $report; then
-		ktap_print_msg "kmemleak:"
-		sed 's/^/# /' $report
-		ktap_test_fail "kmemleak finds no zram_rs object leaked"
-	else
-		ktap_test_pass "kmemleak finds no zram_rs object leaked"
-	fi
-	echo clear >$report
+	echo scan >$KMEMLEAK
+	echo scan >$KMEMLEAK
 }
 
-# Unloads zram_rs after releasing every device it may still have in use (and, on a kmemleak
-# kernel, checks for leaks first).
+# kmemleak_check: one case (skipped without kmemleak): no unreferenced object allocated by
+# zram_rs, while the module is still loaded so that its addresses resolve to symbols. Clears
+# the report afterwards, so that a later scan shows only new leaks.
+kmemleak_check() {
+	local description="kmemleak finds no zram_rs object leaked"
+	if [ ! -e $KMEMLEAK ]; then
+		ktap_test_skip "$description (no kmemleak in this kernel)"
+		return
+	fi
+	kmemleak_scan
+	if grep -q zram_rs $KMEMLEAK; then
+		ktap_print_msg "kmemleak:"
+		sed 's/^/# /' $KMEMLEAK
+		ktap_test_fail "$description"
+	else
+		ktap_test_pass "$description"
+	fi
+	echo clear >$KMEMLEAK
+}
+
+# kmemleak_check_unloaded: one case (skipped without kmemleak), after rmmod: no unreferenced
+# object reported since kmemleak_check cleared the report (zram_rs's addresses no longer resolve
+# now, so any new one counts).
+kmemleak_check_unloaded() {
+	local description="kmemleak finds no new leak after rmmod"
+	if [ ! -e $KMEMLEAK ]; then
+		ktap_test_skip "$description (no kmemleak in this kernel)"
+		return
+	fi
+	kmemleak_scan
+	if grep -q 'unreferenced object' $KMEMLEAK; then
+		ktap_print_msg "kmemleak after rmmod:"
+		sed 's/^/# /' $KMEMLEAK
+		ktap_test_fail "$description"
+	else
+		ktap_test_pass "$description"
+	fi
+	echo clear >$KMEMLEAK
+}
+
+# zram_unload: UNLOAD_CASES cases. Releases every device zram_rs may still have in use, checks
+# for leaks (kmemleak kernels), unloads the module and checks that it is gone, and scans for
+# leaks again.
 zram_unload() {
-	local dev
+	local dev err
 	for dev in /dev/zram*; do
 		[ -e "$dev" ] || continue
 		swapoff "$dev" 2>/dev/null
 		umount "$dev" 2>/dev/null
 	done
 	kmemleak_check
-	rmmod zram_rs
+	if err=$(rmmod zram_rs 2>&1) && ! grep -q '^zram_rs ' /proc/modules; then
+		ktap_test_pass "rmmod zram_rs"
+	else
+		ktap_print_msg "rmmod: ${err:-returned 0 but the module is still listed}"
+		ktap_test_fail "rmmod zram_rs"
+	fi
+	kmemleak_check_unloaded
 }
 
 # field N FILE: the Nth whitespace-separated field of a stat file.

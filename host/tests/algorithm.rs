@@ -2,10 +2,46 @@
 
 use proptest::prelude::*;
 use zram_rs_logic::algorithm::{
-    next_arg, parse_algorithm_params, parse_name, sysfs_streq, write_list, Algorithm, NameError,
-    NO_LEVEL,
+    next_arg, parse_algorithm_params, parse_algorithm_params_7_3, parse_name, parse_name_7_3,
+    sysfs_streq, write_list, NameError, Named, NO_LEVEL,
 };
 use zram_rs_logic::parse::ParseError;
+
+/// C zram's algorithms in its order, as the module's table of backends (`src/comp/`) has them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Algorithm {
+    LzoRle,
+    Lzo,
+    Lz4,
+    Lz4hc,
+    Zstd,
+    Deflate,
+    Sw842,
+}
+
+impl Named for Algorithm {
+    const ALL: &'static [Self] = &[
+        Algorithm::LzoRle,
+        Algorithm::Lzo,
+        Algorithm::Lz4,
+        Algorithm::Lz4hc,
+        Algorithm::Zstd,
+        Algorithm::Deflate,
+        Algorithm::Sw842,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Algorithm::LzoRle => "lzo-rle",
+            Algorithm::Lzo => "lzo",
+            Algorithm::Lz4 => "lz4",
+            Algorithm::Lz4hc => "lz4hc",
+            Algorithm::Zstd => "zstd",
+            Algorithm::Deflate => "deflate",
+            Algorithm::Sw842 => "842",
+        }
+    }
+}
 
 fn all(_: Algorithm) -> bool {
     true
@@ -38,7 +74,7 @@ fn names_parse_like_c() {
     assert_eq!(parse_name(b"", all), Err(NameError::Unknown));
     assert_eq!(parse_name(b"\n", all), Err(NameError::Unknown));
     assert_eq!(
-        parse_name(b"lz4", |a| a != Algorithm::Lz4),
+        parse_name(b"lz4", |a: Algorithm| a != Algorithm::Lz4),
         Err(NameError::Unknown)
     );
     assert_eq!(parse_name(&[b'a'; 127], all), Err(NameError::Unknown));
@@ -86,6 +122,34 @@ fn next_arg_like_the_kernel() {
         (arg.param, arg.val, rest),
         (&b"a"[..], Some(&b"b"[..]), &b"c=d"[..])
     );
+}
+
+#[test]
+fn names_like_c_7_3() {
+    let all = |_| true;
+    assert_eq!(parse_name_7_3(b"lz4", all), Ok(Algorithm::Lz4));
+    assert_eq!(parse_name_7_3(b"lz4\n", all), Ok(Algorithm::Lz4));
+    // 7.x gives the write to sysfs_streq() as it is: one newline, not two.
+    assert_eq!(parse_name_7_3(b"lz4\n\n", all), Err(NameError::Unknown));
+    assert_eq!(parse_name_7_3(&[b'a'; 128], all), Err(NameError::TooLong));
+}
+
+#[test]
+fn algorithm_params_like_c_7_3() {
+    let p = parse_algorithm_params_7_3(b"deflate.winbits=-12 level=2").unwrap();
+    assert_eq!(
+        (p.deflate_winbits, p.level, p.priority_given),
+        (-12, 2, false)
+    );
+    let p = parse_algorithm_params_7_3(b"priority=0").unwrap();
+    assert_eq!((p.priority, p.priority_given), (0, true));
+    assert_eq!(
+        parse_algorithm_params_7_3(b"deflate.winbits=x").unwrap_err(),
+        ParseError::Invalid
+    );
+    // 6.12 does not know the key: ignored.
+    let p = parse_algorithm_params(b"deflate.winbits=x").unwrap();
+    assert_eq!(p.deflate_winbits, NO_LEVEL);
 }
 
 #[test]

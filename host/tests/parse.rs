@@ -1,7 +1,7 @@
 //! The sysfs parsers against the behaviour of the kernel's C helpers.
 
 use proptest::prelude::*;
-use zram_rs_logic::parse::{kstrtoint, kstrtou16, kstrtoull, memparse, ParseError};
+use zram_rs_logic::parse::{kstrtoint, kstrtou16, kstrtoull, memparse, memparse_7_3, ParseError};
 
 #[test]
 fn memparse_examples() {
@@ -30,6 +30,51 @@ fn memparse_examples() {
         "2^64 wraps to 0"
     );
     assert_eq!(memparse(b"18446744073709551615"), (u64::MAX, 20));
+}
+
+#[test]
+fn memparse_7_3_examples() {
+    assert_eq!(memparse_7_3(b"64M\n"), (64 << 20, 3));
+    assert_eq!(
+        memparse_7_3(b"16E"),
+        (u64::MAX, 3),
+        "7.x saturates a suffix that overflows"
+    );
+    assert_eq!(
+        memparse_7_3(b"18446744073709551616"),
+        (u64::MAX, 20),
+        "7.x saturates a number that overflows"
+    );
+    assert_eq!(
+        memparse_7_3(b"99999999999999999999999"),
+        (u64::MAX, 23),
+        "and stays there"
+    );
+    assert_eq!(
+        memparse_7_3(b"garbage"),
+        (0, 0),
+        "a suffix needs a number on 7.x"
+    );
+    assert_eq!(memparse(b"garbage"), (0, 1), "6.12 takes a lone suffix");
+    assert_eq!(memparse_7_3(b"k"), (0, 0));
+    assert_eq!(memparse_7_3(b"0k"), (0, 2));
+    assert_eq!(memparse_7_3(b"0x10k"), (16 << 10, 5));
+}
+
+proptest! {
+    /// 7.x's memparse is 6.12's wherever 6.12's does not overflow or take a lone suffix, and
+    /// saturates where it overflows.
+    #[test]
+    fn memparse_7_3_saturates(n: u64, suffix in 0usize..7) {
+        let letters = ["", "k", "M", "g", "T", "p", "E"];
+        let text = format!("{n}{}", letters[suffix]);
+        let shift = 10 * suffix as u32;
+        let expected = n.checked_mul(1u64 << shift).unwrap_or(u64::MAX);
+        prop_assert_eq!(memparse_7_3(text.as_bytes()), (expected, text.len()));
+        if n.checked_mul(1u64 << shift).is_some() {
+            prop_assert_eq!(memparse(text.as_bytes()), (expected, text.len()));
+        }
+    }
 }
 
 #[test]

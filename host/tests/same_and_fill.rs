@@ -89,18 +89,24 @@ fn memset64_writes_exactly_count_words() {
 
 proptest! {
     #[test]
-    fn scan_agrees_with_naive_on_random_pages(seed: u64, same in any::<bool>(), word: u64) {
-        let mut page = page_of(word);
-        if !same {
-            let mut state = seed | 1;
-            for byte in page.0.iter_mut() {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                *byte = state as u8;
-            }
+    fn scan_agrees_with_naive_when_one_word_differs(
+        word: u64,
+        position in 0usize..PAGE / 8,
+        flip in 1u64..,
+        pages in prop::sample::select(vec![4096usize, 16384, 65536]),
+    ) {
+        // A same-filled buffer of 4, 16 or 64 KiB with one word changed (by any non-zero xor):
+        // the scan must see the difference wherever it is, and agree with the naive scan.
+        let mut buffer = vec![0u8; pages];
+        for chunk in buffer.chunks_exact_mut(8) {
+            chunk.copy_from_slice(&word.to_ne_bytes());
         }
-        prop_assert_eq!(same_filled(&page.0), naive(&page.0));
+        prop_assert_eq!(same_filled(&buffer), Some(word));
+        let at = (position * 8 * (pages / PAGE)) % pages;
+        let changed = word ^ flip;
+        buffer[at..at + 8].copy_from_slice(&changed.to_ne_bytes());
+        prop_assert_eq!(same_filled(&buffer), None);
+        prop_assert_eq!(same_filled(&buffer), naive(&buffer));
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! Stat line formats and slot encoding.
 
 use proptest::prelude::*;
-use zram_rs_logic::slot::{discard_pages, SlotContent, PAGE_SIZE};
-use zram_rs_logic::stats::{IoStat, MmStat};
+use zram_rs_logic::slot::{Layout, SlotContent, LOCK};
+use zram_rs_logic::stats::{DebugStat, IoStat, MmStat};
 
 #[test]
 fn idle_device_lines_match_c() {
@@ -15,6 +15,28 @@ fn idle_device_lines_match_c() {
     let mut text = String::new();
     IoStat::default().write_to(&mut text).unwrap();
     assert_eq!(text, "       0        0 0        0\n");
+}
+
+#[test]
+fn debug_stat_matches_each_kernel() {
+    let mut text = String::new();
+    DebugStat {
+        writestall: Some(3),
+        miss_free: 12,
+    }
+    .write_to(&mut text)
+    .unwrap();
+    // 6.12: "version: %d\n%8llu %8llu\n".
+    assert_eq!(text, "version: 1\n       3       12\n");
+    let mut text = String::new();
+    DebugStat {
+        writestall: None,
+        miss_free: 12,
+    }
+    .write_to(&mut text)
+    .unwrap();
+    // 7.3: "version: %d\n0 %8llu\n".
+    assert_eq!(text, "version: 1\n0       12\n");
 }
 
 #[test]
@@ -55,53 +77,124 @@ proptest! {
     }
 
     #[test]
-    fn slot_content_round_trips(handle in 1usize.., size in 1usize..=PAGE_SIZE, huge: bool, word: usize) {
-        for content in [
-            SlotContent::Empty,
-            SlotContent::Same(word),
-            SlotContent::Stored { handle, size, huge },
-        ] {
-            let (value, flags) = content.encode().unwrap();
-            prop_assert_eq!(flags & zram_rs_logic::slot::LOCK, 0);
-            prop_assert_eq!(SlotContent::decode(value, flags), content);
-            // The lock bit never changes what a slot holds.
-            prop_assert_eq!(SlotContent::decode(value, flags | zram_rs_logic::slot::LOCK), content);
-        }
+    fn slot_words_match_c_layout_4k(handle in 1usize.., size in 1usize..=4096, huge: bool, word: usize, idle: bool) {
+        check_layout::<12, 3>(handle, size, huge, word, idle)?;
     }
 
     #[test]
-    fn discard_frees_exactly_the_whole_pages(start in 0u64..100_000, len in 0u64..100_000) {
-        let page = PAGE_SIZE as u64;
-        let freed = discard_pages(start, len);
-        // A page is freed exactly when the range covers all of it.
-        for index in 0..(start + len) / page + 2 {
-            let covered = index * page >= start && (index + 1) * page <= start + len;
-            prop_assert_eq!(freed.contains(&index), covered, "page {}", index);
-        }
+    fn slot_words_match_c_layout_16k(handle in 1usize.., size in 1usize..=16384, huge: bool, word: usize, idle: bool) {
+        check_layout::<14, 3>(handle, size, huge, word, idle)?;
     }
+
+    #[test]
+    fn slot_words_match_c_layout_64k(handle in 1usize.., size in 1usize..=65536, huge: bool, word: usize, idle: bool) {
+        check_layout::<16, 3>(handle, size, huge, word, idle)?;
+    }
+
+    #[test]
+    fn slot_words_match_c_7_3_layout(handle in 1usize.., size in 1usize..=16384, huge: bool, word: usize, idle: bool) {
+        check_layout::<12, 4>(handle, size.min(4096), huge, word, idle)?;
+        check_layout::<14, 4>(handle, size, huge, word, idle)?;
+    }
+
+    #[test]
+    fn discard_frees_exactly_the_whole_pages(start in 0u64..400_000, len in 0u64..400_000) {
+        check_discard::<12>(start, len)?;
+        check_discard::<14>(start, len)?;
+        check_discard::<16>(start, len)?;
+    }
+}
+
+/// C zram's flags word for a page shift, written out from `zram_drv.h` independently of
+/// `slot.rs`: the object size in bits 0..=PAGE_SHIFT, then `enum zram_pageflags` from
+/// `ZRAM_FLAG_SHIFT = PAGE_SHIFT + 1`: on 6.12 (`v7 == false`) SAME, WB, UNDER_WB, HUGE, IDLE,
+/// INCOMPRESSIBLE and two priority bits; on 7.3 SAME, ENTRY_LOCK, WB, PP_SLOT, HUGE, IDLE,
+/// INCOMPRESSIBLE and two priority bits.
+fn c_flags(page_shift: u32, v7: bool, size: usize, same: bool, huge: bool, idle: bool) -> u32 {
+    let shift = page_shift + 1;
+    let (huge_at, idle_at) = if v7 { (4, 5) } else { (3, 4) };
+    let mut flags = size as u32;
+    if same {
+        flags |= 1 << shift;
+    }
+    if huge {
+        flags |= 1 << (shift + huge_at);
+    }
+    if idle {
+        flags |= 1 << (shift + idle_at);
+    }
+    flags
+}
+
+fn check_layout<const P: u32, const H: u32>(
+    handle: usize,
+    size: usize,
+    huge: bool,
+    word: usize,
+    idle: bool,
+) -> Result<(), TestCaseError> {
+    let () = Layout::<P, H>::VALID;
+    let v7 = H == 4;
+    prop_assert_eq!(Layout::<P, H>::PAGE_SIZE, 1usize << P);
+    let idle_bit = c_flags(P, v7, 0, false, false, true);
+    for (content, same, stored_size, stored_huge) in [
+        (SlotContent::Empty, false, 0, false),
+        (SlotContent::Same(word), true, 0, false),
+        (
+            SlotContent::Stored { handle, size, huge },
+            false,
+            size,
+            huge,
+        ),
+    ] {
+        let (value, flags) = Layout::<P, H>::encode(content).unwrap();
+        // The words are C's words.
+        prop_assert_eq!(flags, c_flags(P, v7, stored_size, same, stored_huge, false));
+        let expected_value = match content {
+            SlotContent::Empty => 0,
+            SlotContent::Same(word) => word,
+            SlotContent::Stored { handle, .. } => handle,
+        };
+        prop_assert_eq!(value, expected_value);
+        prop_assert_eq!(flags & LOCK, 0);
+        prop_assert_eq!(Layout::<P, H>::decode(value, flags), content);
+        // Neither the lock bit nor the idle bit changes what a slot holds.
+        prop_assert_eq!(
+            Layout::<P, H>::decode(value, flags | LOCK | idle_bit),
+            content
+        );
+        // `idle` marks slots holding an object only, as C 6.12's mark_idle().
+        let start = if idle { flags | idle_bit } else { flags };
+        let marked = Layout::<P, H>::mark_idle(value, start);
+        let expect_marked = matches!(content, SlotContent::Stored { .. });
+        prop_assert_eq!(marked & idle_bit != 0, expect_marked || idle);
+        prop_assert_eq!(marked & !idle_bit, flags);
+    }
+    Ok(())
+}
+
+fn check_discard<const P: u32>(start: u64, len: u64) -> Result<(), TestCaseError> {
+    let page = 1u64 << P;
+    let freed = Layout::<P>::discard_pages(start, len);
+    // A page is freed exactly when the range covers all of it.
+    for index in 0..(start + len) / page + 2 {
+        let covered = index * page >= start && (index + 1) * page <= start + len;
+        prop_assert_eq!(freed.contains(&index), covered, "page {}", index);
+    }
+    Ok(())
 }
 
 #[test]
 fn invalid_stored_content_is_rejected() {
-    assert!(SlotContent::Stored {
-        handle: 0,
-        size: 1,
-        huge: false
-    }
-    .encode()
-    .is_err());
-    assert!(SlotContent::Stored {
-        handle: 1,
-        size: 0,
-        huge: false
-    }
-    .encode()
-    .is_err());
-    assert!(SlotContent::Stored {
-        handle: 1,
-        size: PAGE_SIZE + 1,
-        huge: true
-    }
-    .encode()
-    .is_err());
+    type L = Layout<12>;
+    let stored = |handle, size| SlotContent::Stored {
+        handle,
+        size,
+        huge: false,
+    };
+    assert!(L::encode(stored(0, 1)).is_err());
+    assert!(L::encode(stored(1, 0)).is_err());
+    assert!(L::encode(stored(1, 4097)).is_err());
+    assert!(Layout::<14>::encode(stored(1, 4097)).is_ok());
+    assert!(Layout::<14>::encode(stored(1, 16385)).is_err());
 }

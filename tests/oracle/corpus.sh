@@ -2,13 +2,16 @@
 # The differential corpus: drives one zram driver (ZRAM_MODULE=zram or zram_rs) through every
 # attribute's reads and a corpus of bad and good writes in each device state, and prints one
 # transcript line per step: "<case> -> <result> | <state afterwards>". Run it against C zram and
-# zram_rs in the same boot and compare the transcripts (tests/95-oracle.sh).
+# zram_rs in the same boot and compare the transcripts (tests/95-oracle.sh). Each device state
+# the writes start from is checked on entry and reported in "state: ... -> yes" lines (NO when
+# it was not reached), and the last section checks that reset zeroes the disk's I/O statistics.
 #
-# Cases listed in tests/oracle/differences are not run against C zram: they make C zram log a
-# kernel warning (see that file), which would fail the run.
+# Cases listed in tests/oracle/differences-SERIES (6.12 or 7.3, the kernel running) are not run
+# against C zram: they make C zram log a kernel warning or are not built yet (see that file).
 set -u
 module=${ZRAM_MODULE:?zram or zram_rs}
 here=$(cd "$(dirname "$0")" && pwd)
+if [ "$(uname -r | cut -d. -f1)" -ge 7 ]; then differences=$here/differences-7.3; else differences=$here/differences-6.12; fi
 z=/sys/block/zram0
 dev=/dev/zram0
 
@@ -44,10 +47,33 @@ read_state() {
 	state="init=$init size=$size alg=$alg limit=${mm[3]}"
 }
 
+# Sets $init to the device's initstate.
+read_init() {
+	read -r init <$z/initstate
+}
+
+# state_line DESCRIPTION COMMAND...: one line saying whether the device is in the state now.
+state_line() {
+	local description=$1
+	shift
+	if "$@"; then
+		echo "state: $description -> yes"
+	else
+		echo "state: $description -> NO"
+	fi
+}
+is_open() {
+	read_init
+	[ "$init" = 1 ] && [ /proc/self/fd/3 -ef $dev ]
+}
+is_mounted() {
+	grep -q "^$dev /mnt/oracle ext4 " /proc/mounts
+}
+
 declare -A not_on_c=()
 while IFS=$'\t' read -r key _; do
 	not_on_c[$key]=1
-done <"$here/differences"
+done <"$differences"
 
 # record CASE ATTR VALUE: one write and what it did.
 record() {
@@ -80,8 +106,12 @@ done
 echo "hot_add mode -> $(stat -c %a /sys/class/zram-control/hot_add) hot_remove mode -> $(stat -c %a /sys/class/zram-control/hot_remove)"
 
 # Reads in each state.
+read_init
+state_line "uninitialised for the reads" test "$init" = 0
 for a in $attributes; do echo "uninit read $a -> $(result_of_read $z/$a)"; done
 echo 64M >$z/disksize
+read_init
+state_line "initialised for the reads" test "$init" = 1
 for a in $attributes; do
 	case $a in mm_stat | debug_stat) continue ;; esac # sizes depend on the allocator's page use
 	echo "init read $a -> $(result_of_read $z/$a)"
@@ -89,32 +119,64 @@ done
 echo 1 >$z/reset
 
 # Writes in each state, each from a fresh device in that state.
+not_uninit=0 not_init=0
 for a in $writable; do
 	for v in "${values[@]}"; do
 		echo 1 >$z/reset
+		read_init
+		[ "$init" = 0 ] || not_uninit=$((not_uninit + 1))
 		record uninit "$a" "$v"
 	done
 	for v in "${values[@]}"; do
 		echo 1 >$z/reset
 		echo 64M >$z/disksize
+		read_init
+		[ "$init" = 1 ] || not_init=$((not_init + 1))
 		record init "$a" "$v"
 	done
 done
+state_line "uninitialised before each uninit write" test $not_uninit = 0
+state_line "initialised before each init write" test $not_init = 0
 echo 1 >$z/reset
 echo 64M >$z/disksize
 exec 3<$dev
+state_line "open and initialised for the open writes" is_open
 for a in $writable; do
 	for v in "${values[@]}"; do record open "$a" "$v"; done
 done
+state_line "still open after the open writes" is_open
 exec 3<&-
 echo 1 >$z/reset
 echo 64M >$z/disksize
 mkfs.ext4 -q $dev && mkdir -p /mnt/oracle && mount $dev /mnt/oracle
+state_line "mounted for the mounted writes" is_mounted
 for a in $writable; do
 	for v in "${values[@]}"; do record mounted "$a" "$v"; done
 done
+state_line "still mounted after the mounted writes" is_mounted
 umount /mnt/oracle
 echo 1 >$z/reset
+
+# A backend that cannot start (deflate's level 42): C zram forgets the algorithm and its
+# parameters with it (zram_destroy_comps), so the next disksize starts from the default.
+echo deflate >$z/comp_algorithm
+echo level=42 >$z/algorithm_params
+write_result $z/disksize 16M
+read_state
+echo "failed init: disksize 16M -> $result | $state"
+write_result $z/disksize 16M
+read_state
+echo "after failed init: disksize 16M -> $result | $state"
+echo 1 >$z/reset
+
+# Reset zeroes the disk's I/O statistics (C zram: part_stat_set_all in zram_reset_device).
+echo 64M >$z/disksize
+dd if=/dev/zero of=$dev bs=4k count=16 oflag=direct 2>/dev/null
+dd if=$dev of=/dev/null bs=4k count=16 iflag=direct 2>/dev/null
+read -r -a io <$z/stat
+state_line "I/O counted in stat before the reset" test "${io[0]}" -gt 0 -a "${io[4]}" -gt 0
+echo 1 >$z/reset
+echo "reset stat -> $(result_of_read $z/stat)"
 
 # The control class.
 echo "hot_add -> $(cat /sys/class/zram-control/hot_add)"

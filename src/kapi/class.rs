@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 //! The `zram-control` class: `/sys/class/zram-control/hot_add` (reading it creates a device and
 //! returns its id; mode 0400 as in C) and `hot_remove` (writing an id removes that device).
+//! What the two do is the driver's ([`ControlOps`]); this file owns the C class and its
+//! callbacks.
 //!
-//! Class attribute callbacks get no context pointer, so the registry they act on is published in
-//! a static for exactly as long as the class is registered; [`ControlClass`] owns that window.
+//! Class attribute callbacks get no context pointer, so the operations they call are published
+//! in a static for exactly as long as the class is registered; [`ControlClass`] owns that
+//! window.
 
-use crate::parse;
-use crate::sysfs::SysfsBuf;
-use crate::Registry;
+use super::sysfs::{attribute_group, c_name, SysfsBuf};
 use core::cell::UnsafeCell;
 use core::fmt::Write;
 use core::sync::atomic::{AtomicPtr, Ordering};
@@ -16,8 +17,19 @@ use kernel::ffi::c_char;
 use kernel::prelude::*;
 use kernel::sync::Arc;
 
-/// The registry the callbacks use while the class is registered, or NULL.
-static REGISTRY: AtomicPtr<Registry> = AtomicPtr::new(core::ptr::null_mut());
+/// What `hot_add` and `hot_remove` do.
+pub(crate) trait ControlOps: Send + Sync {
+    /// Creates a device and returns its id (a read of `hot_add`).
+    fn hot_add(&self) -> Result<u32>;
+    /// Removes the device named by `input`, the bytes written to `hot_remove`.
+    fn hot_remove(&self, input: &[u8]) -> Result;
+}
+
+/// The operations, boxed so that a thin pointer reaches them.
+type Published = KBox<Arc<dyn ControlOps>>;
+
+/// The operations the callbacks use while the class is registered, or NULL.
+static OPS: AtomicPtr<Arc<dyn ControlOps>> = AtomicPtr::new(core::ptr::null_mut());
 
 /// A C structure that C code owns after registration and Rust never touches again.
 #[repr(transparent)]
@@ -36,7 +48,7 @@ impl<T> Shared<T> {
 const fn attribute(name: &'static core::ffi::CStr, mode: u16) -> bindings::attribute {
     // SAFETY: all-zero is a valid `attribute`.
     let mut attr: bindings::attribute = unsafe { core::mem::zeroed() };
-    attr.name = name.as_ptr().cast::<c_char>();
+    attr.name = c_name(name);
     attr.mode = mode;
     attr
 }
@@ -69,14 +81,8 @@ static TABLES: Shared<ClassTables> = Shared(UnsafeCell::new(ClassTables {
         HOT_REMOVE.get().cast(),
         core::ptr::null_mut(),
     ],
-    group: bindings::attribute_group {
-        name: core::ptr::null(),
-        is_visible: None,
-        is_bin_visible: None,
-        // SAFETY: only the address of a field of the static is taken.
-        attrs: unsafe { &raw mut (*TABLES.get()).attrs }.cast(),
-        bin_attrs: core::ptr::null_mut(),
-    },
+    // SAFETY: only the address of a field of the static is taken.
+    group: attribute_group(unsafe { &raw mut (*TABLES.get()).attrs }.cast()),
     groups: [
         // SAFETY: as above.
         unsafe { &raw const (*TABLES.get()).group },
@@ -84,38 +90,43 @@ static TABLES: Shared<ClassTables> = Shared(UnsafeCell::new(ClassTables {
     ],
 }));
 
-static CLASS: Shared<bindings::class> = Shared(UnsafeCell::new(bindings::class {
-    name: c"zram-control".as_ptr().cast(),
+static CLASS: Shared<bindings::class> = Shared(UnsafeCell::new(class()));
+
+/// The `zram-control` class, everything but its name and attribute groups unset.
+const fn class() -> bindings::class {
+    // SAFETY: all-zero is a valid `class`: NULL pointers, no callbacks.
+    let mut class: bindings::class = unsafe { core::mem::zeroed() };
+    class.name = c_name(c"zram-control");
     // SAFETY: only the address of a field of the static is taken.
-    class_groups: unsafe { &raw mut (*TABLES.get()).groups }.cast(),
-    dev_groups: core::ptr::null_mut(),
-    dev_uevent: None,
-    devnode: None,
-    class_release: None,
-    dev_release: None,
-    shutdown_pre: None,
-    ns_type: core::ptr::null(),
-    namespace: None,
-    get_ownership: None,
-    pm: core::ptr::null(),
-}));
+    let groups = unsafe { &raw const (*TABLES.get()).groups };
+    // 7.x declares the list `const struct attribute_group *const *`.
+    #[cfg(not(zram_rs_sysfs_alt))]
+    {
+        class.class_groups = groups.cast_mut().cast();
+    }
+    #[cfg(zram_rs_sysfs_alt)]
+    {
+        class.class_groups = groups.cast();
+    }
+    class
+}
 
 /// The registered `zram-control` class; unregistered on drop.
 ///
 /// # Invariants
 ///
-/// While a `ControlClass` exists, the class is registered and `REGISTRY` holds a reference
-/// (from `Arc::into_raw`) to `registry`.
+/// While a `ControlClass` exists, the class is registered and `OPS` holds a [`Published`] box
+/// (from `KBox::into_raw`).
 pub(crate) struct ControlClass {
-    _registry: Arc<Registry>,
+    _private: (),
 }
 
 impl ControlClass {
-    /// Publishes `registry` to the callbacks and registers the class. Fails with `EEXIST` when
+    /// Publishes `ops` to the callbacks and registers the class. Fails with `EEXIST` when
     /// another zram driver (C `zram.ko`) already owns the class name.
-    pub(crate) fn register(registry: Arc<Registry>) -> Result<Self> {
-        let raw = Arc::into_raw(registry.clone()).cast_mut();
-        if REGISTRY
+    pub(crate) fn register(ops: Arc<dyn ControlOps>) -> Result<Self> {
+        let raw = KBox::into_raw(Published::new(ops, GFP_KERNEL)?);
+        if OPS
             .compare_exchange(
                 core::ptr::null_mut(),
                 raw,
@@ -124,8 +135,8 @@ impl ControlClass {
             )
             .is_err()
         {
-            // SAFETY: `raw` came from `Arc::into_raw` just above and was not published.
-            drop(unsafe { Arc::from_raw(raw) });
+            // SAFETY: `raw` came from `KBox::into_raw` just above and was not published.
+            drop(unsafe { Published::from_raw(raw) });
             return Err(EBUSY);
         }
         // SAFETY: `CLASS` is a valid, static class description.
@@ -135,18 +146,16 @@ impl ControlClass {
             Self::unpublish();
             return Err(Error::from_errno(ret));
         }
-        // INVARIANT: registered, and `REGISTRY` holds the reference.
-        Ok(Self {
-            _registry: registry,
-        })
+        // INVARIANT: registered, and `OPS` holds the box.
+        Ok(Self { _private: () })
     }
 
     fn unpublish() {
-        let raw = REGISTRY.swap(core::ptr::null_mut(), Ordering::AcqRel);
+        let raw = OPS.swap(core::ptr::null_mut(), Ordering::AcqRel);
         if !raw.is_null() {
-            // SAFETY: a non-NULL `REGISTRY` always holds a reference from `Arc::into_raw`, and
-            // the swap took it out so nobody else releases it.
-            drop(unsafe { Arc::from_raw(raw) });
+            // SAFETY: a non-NULL `OPS` always holds a box from `KBox::into_raw`, and the swap
+            // took it out so nobody else releases it.
+            drop(unsafe { Published::from_raw(raw) });
         }
     }
 }
@@ -154,18 +163,19 @@ impl ControlClass {
 impl Drop for ControlClass {
     fn drop(&mut self) {
         // SAFETY: registered (type invariant). Unregistering removes the attribute files and
-        // waits for running callbacks, so none uses `REGISTRY` after this.
+        // waits for running callbacks, so none uses `OPS` after this.
         unsafe { bindings::class_unregister(CLASS.get()) };
         Self::unpublish();
     }
 }
 
-/// The registry, inside a class callback.
-fn registry<'a>() -> Option<&'a Registry> {
-    let raw = REGISTRY.load(Ordering::Acquire);
-    // SAFETY: callbacks run only while the class is registered, and `REGISTRY` keeps its
-    // reference until after `class_unregister()` (invariant of `ControlClass`).
-    unsafe { raw.as_ref() }
+/// The operations, inside a class callback.
+fn ops<'a>() -> Option<&'a dyn ControlOps> {
+    let raw = OPS.load(Ordering::Acquire);
+    // SAFETY: callbacks run only while the class is registered, and `OPS` keeps its box until
+    // after `class_unregister()` (invariant of `ControlClass`).
+    let published = unsafe { raw.as_ref() }?;
+    Some(&**published)
 }
 
 /// `hot_add`'s show callback.
@@ -178,10 +188,10 @@ unsafe extern "C" fn hot_add_show(
     _attr: *const bindings::class_attribute,
     buf: *mut c_char,
 ) -> isize {
-    let Some(registry) = registry() else {
+    let Some(ops) = ops() else {
         return ENODEV.to_errno() as isize;
     };
-    match registry.add() {
+    match ops.hot_add() {
         Ok(id) => {
             let length = bindings::PAGE_SIZE;
             // SAFETY: sysfs passes a `PAGE_SIZE` buffer.
@@ -207,15 +217,7 @@ unsafe extern "C" fn hot_remove_store(
 ) -> isize {
     // SAFETY: sysfs passes `count` readable bytes.
     let input = unsafe { core::slice::from_raw_parts(buf.cast::<u8>(), count) };
-    let result = parse::kstrtoint(input, 10)
-        .map_err(crate::parse_errno)
-        .and_then(|id| {
-            if id < 0 {
-                return Err(EINVAL);
-            }
-            registry().ok_or(ENODEV)?.remove(id as u32)
-        });
-    match result {
+    match ops().ok_or(ENODEV).and_then(|ops| ops.hot_remove(input)) {
         Ok(()) => count as isize,
         Err(e) => e.to_errno() as isize,
     }

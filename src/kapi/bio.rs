@@ -4,14 +4,31 @@
 //! the duration of one callback. Completion (`bio_endio`) happens once, in the trampoline of
 //! `disk.rs`, after the driver returns.
 
-use crate::ffi;
+use super::ffi;
 use core::marker::PhantomData;
 use core::ptr::NonNull;
 use kernel::bindings;
 use kernel::prelude::*;
 
-// `bv_page + n` below is `nth_page()` only when struct pages are virtually contiguous.
-#[cfg(not(any(CONFIG_SPARSEMEM_VMEMMAP, CONFIG_FLATMEM)))]
+/// The iterator's offset into its current bvec: `bi_bvec_done` (6.12) or `bi_offset` (7.x).
+#[cfg(not(zram_rs_bvec_offset))]
+fn bvec_done(iter: &mut bindings::bvec_iter) -> &mut u32 {
+    &mut iter.bi_bvec_done
+}
+
+/// See above.
+#[cfg(zram_rs_bvec_offset)]
+fn bvec_done(iter: &mut bindings::bvec_iter) -> &mut u32 {
+    &mut iter.bi_offset
+}
+
+// `bv_page + n` below is `nth_page()` only when struct pages are virtually contiguous, or
+// when the kernel keeps each bvec's pages contiguous in the memmap (7.x, no `nth_page()`).
+#[cfg(not(any(
+    CONFIG_SPARSEMEM_VMEMMAP,
+    CONFIG_FLATMEM,
+    zram_rs_bvec_pages_contiguous
+)))]
 compile_error!("zram_rs needs CONFIG_SPARSEMEM_VMEMMAP or CONFIG_FLATMEM (multi-page bvecs)");
 
 const PAGE_SIZE: usize = bindings::PAGE_SIZE;
@@ -41,7 +58,7 @@ pub(crate) struct Bio<'a> {
 /// One piece of a bio's data: where it goes on the disk and how long it is.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Piece {
-    /// Index of the 4 KiB disk page.
+    /// Index of the disk page (kernel pages, as zram's slots).
     pub(crate) index: usize,
     /// Byte offset inside that disk page.
     pub(crate) offset: usize,
@@ -92,7 +109,14 @@ impl Bio<'_> {
 
     /// Walks the data of a write: `f` gets each piece and its bytes.
     pub(crate) fn for_each_piece_in(&self, mut f: impl FnMut(Piece, &[u8]) -> Result) -> Result {
-        self.walk(|piece, bytes| f(piece, bytes))
+        self.walk::<false>(|piece, ptr| {
+            // SAFETY: `walk` passes a mapping of `piece.len` bytes valid during this call. A
+            // write's pages may be shared (the zero page of a zeroout, say) and are only read:
+            // a shared slice.
+            f(piece, unsafe {
+                core::slice::from_raw_parts(ptr, piece.len)
+            })
+        })
     }
 
     /// Walks the buffers of a read: `f` gets each piece and the bytes to fill.
@@ -100,19 +124,27 @@ impl Bio<'_> {
         &mut self,
         mut f: impl FnMut(Piece, &mut [u8]) -> Result,
     ) -> Result {
-        self.walk(|piece, bytes| f(piece, bytes))
+        self.walk::<true>(|piece, ptr| {
+            // SAFETY: `walk` passes a mapping of `piece.len` bytes valid during this call; a
+            // read's buffer is the reader's alone until the bio completes.
+            f(piece, unsafe {
+                core::slice::from_raw_parts_mut(ptr, piece.len)
+            })
+        })
     }
 
     /// The walk behind both directions. Pieces split at bvec ends, at memory page boundaries
-    /// and at 4 KiB disk page boundaries.
-    fn walk(&self, mut f: impl FnMut(Piece, &mut [u8]) -> Result) -> Result {
+    /// and at disk page boundaries. After a piece of a read (`READ`), the data cache is
+    /// flushed for the page written to, where the architecture needs it (as C zram).
+    /// `f` gets each piece with a pointer to its `piece.len` bytes, mapped for that call only.
+    fn walk<const READ: bool>(&self, mut f: impl FnMut(Piece, *mut u8) -> Result) -> Result {
         let bio = self.raw();
         let mut iter = bio.bi_iter;
         let mut disk_byte = iter.bi_sector << SECTOR_SHIFT;
         while iter.bi_size > 0 {
             // SAFETY: while `bi_size > 0`, `bi_idx` indexes a valid bvec of this live bio.
             let bvec = unsafe { &*bio.bi_io_vec.add(iter.bi_idx as usize) };
-            let in_bvec = iter.bi_bvec_done as usize;
+            let in_bvec = *bvec_done(&mut iter) as usize;
             let mem_byte = bvec.bv_offset as usize + in_bvec;
             let mem_offset = mem_byte % PAGE_SIZE;
             let piece = Piece {
@@ -131,26 +163,28 @@ impl Bio<'_> {
             // config check above) and `mem_byte` lies inside the bvec.
             let page = unsafe { bvec.bv_page.add(mem_byte / PAGE_SIZE) };
             // SAFETY: `page` is a page of the bio's buffer, pinned by the bio's owner for the
-            // bio's life; the local mapping is released before the next piece is mapped, and
-            // `mem_offset + len <= PAGE_SIZE`. The slice lives only inside `f`.
-            let result = unsafe {
-                let base = bindings::kmap_local_page(page).cast::<u8>();
-                let bytes = core::slice::from_raw_parts_mut(base.add(mem_offset), len);
-                let result = f(piece, bytes);
-                unmap_local(base);
-                #[cfg(target_arch = "aarch64")]
-                ffi::flush_dcache_page(page);
-                result
-            };
+            // bio's life.
+            let base = unsafe { bindings::kmap_local_page(page) }.cast::<u8>();
+            // SAFETY: the mapping covers the whole page and `mem_offset + len <= PAGE_SIZE`; `f`
+            // uses the bytes only until it returns, before the mapping is released below.
+            let bytes = unsafe { base.add(mem_offset) };
+            let result = f(piece, bytes);
+            // SAFETY: `base` is this thread's most recent local mapping, released once.
+            unsafe { unmap_local(base) };
+            if READ {
+                // SAFETY: `page` is live (above).
+                unsafe { super::mem::flush_dcache_page(page) };
+            }
             result?;
             // No overflow: `len` is at most what is left of the bio and of the bvec, and a bio's
             // sectors, bvec count and sizes fit their types.
             disk_byte = disk_byte.wrapping_add(len as u64);
             iter.bi_size = iter.bi_size.wrapping_sub(len as u32);
-            iter.bi_bvec_done = iter.bi_bvec_done.wrapping_add(len as u32);
-            if iter.bi_bvec_done == bvec.bv_len {
+            let done = bvec_done(&mut iter);
+            *done = done.wrapping_add(len as u32);
+            if *done == bvec.bv_len {
+                *done = 0;
                 iter.bi_idx = iter.bi_idx.wrapping_add(1);
-                iter.bi_bvec_done = 0;
             }
         }
         Ok(())

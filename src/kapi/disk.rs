@@ -11,9 +11,9 @@
 //! reach a driver only through an open block device, so none is in flight then (the rule C
 //! zram's `reset` relies on as well).
 
-use crate::bio::{Bio, Op};
-use crate::ffi;
-use crate::sysfs::AttributeGroups;
+use super::bio::{Bio, Op};
+use super::ffi;
+use super::sysfs::AttributeGroups;
 use core::fmt::Write;
 use core::marker::PhantomData;
 use core::ptr::NonNull;
@@ -139,6 +139,12 @@ impl<T: DiskOps> Drop for DiskDriver<T> {
     }
 }
 
+/// zram's logical block size on every page size (`ZRAM_LOGICAL_BLOCK_SIZE`).
+const LOGICAL_BLOCK_SIZE: u32 = 4096;
+const _: () = assert!(
+    ffi::c::HAVE_ZRAM_DRV_H == 0 || LOGICAL_BLOCK_SIZE as i64 == ffi::c::ZRAM_LOGICAL_BLOCK_SIZE
+);
+
 /// Lockdep class of the disks' queues (what the `blk_alloc_disk()` macro declares per call
 /// site). `kernel::static_lock_class!` cannot be used out of tree on 6.12.
 // SAFETY: an all-zero `lock_class_key` is how C's static keys start out.
@@ -183,8 +189,9 @@ impl Write for NameWriter<'_> {
 }
 
 impl<T: DiskOps> GenDisk<T> {
-    /// Allocates and adds a zram-style disk: bio-based, 4 KiB logical blocks, discard and
-    /// write-zeroes, synchronous and stable writes, no partitions, capacity 0.
+    /// Allocates and adds a zram-style disk: bio-based, 4 KiB logical blocks and page-sized
+    /// physical blocks (as C zram on every page size), discard, write-zeroes where a page is
+    /// 4 KiB, synchronous and stable writes, no partitions, capacity 0.
     pub(crate) fn add(
         driver: &Arc<DiskDriver<T>>,
         minor: u32,
@@ -202,12 +209,18 @@ impl<T: DiskOps> GenDisk<T> {
         )?;
         let page = bindings::PAGE_SIZE as u32;
         let mut limits = bindings::queue_limits {
-            logical_block_size: page,
+            logical_block_size: LOGICAL_BLOCK_SIZE,
             physical_block_size: page,
             io_min: page,
             io_opt: page,
             max_hw_discard_sectors: u32::MAX,
-            max_write_zeroes_sectors: u32::MAX,
+            // A discard frees whole pages only, so with blocks smaller than a page it cannot
+            // promise zeroes: C zram offers write-zeroes only when the two sizes agree.
+            max_write_zeroes_sectors: if page == LOGICAL_BLOCK_SIZE {
+                u32::MAX
+            } else {
+                0
+            },
             features: ffi::BLK_FEAT_STABLE_WRITES | ffi::BLK_FEAT_SYNCHRONOUS,
             ..Default::default()
         };
@@ -233,7 +246,9 @@ impl<T: DiskOps> GenDisk<T> {
         disk.minors = 1;
         disk.flags |= bindings::GENHD_FL_NO_PART as c_int;
         disk.fops = &driver.fops;
-        disk.private_data = (&*data as *const DiskData<T>).cast_mut().cast::<c_void>();
+        disk.private_data = core::ptr::from_ref::<DiskData<T>>(&data)
+            .cast_mut()
+            .cast::<c_void>();
         // SAFETY: a fully set up, not yet added disk; `groups` is a static NULL-terminated list.
         let ret = unsafe {
             bindings::device_add_disk(core::ptr::null_mut(), raw.as_ptr(), groups.as_ptr())
@@ -353,6 +368,38 @@ impl<'a, T: DiskOps> DiskRef<'a, T> {
         })
     }
 
+    /// Claims the disk for its removal, deciding under one hold of `open_mutex`: `EBUSY` while
+    /// anyone has it open, otherwise a new claim. Another claim (a running `reset`) is waited
+    /// for and the decision taken again afterwards, so that no open can slip in between that
+    /// claim's end and the disk's deletion.
+    pub(crate) fn claim_for_removal(&self) -> Result<Claim<'a, T>> {
+        loop {
+            let decided = self.with_open_mutex(|openers| {
+                if openers > 0 {
+                    return Some(Err(EBUSY));
+                }
+                if self.data.claimed.load(Ordering::Relaxed) {
+                    return None;
+                }
+                // INVARIANT: set under `open_mutex` with no openers.
+                self.data.claimed.store(true, Ordering::Relaxed);
+                // INVARIANT: this thread just set `claimed`.
+                Some(Ok(Claim { disk: *self }))
+            });
+            if let Some(result) = decided {
+                return result;
+            }
+            // SAFETY: sleeps for a millisecond; no lock of this disk is held.
+            unsafe { bindings::msleep(1) };
+        }
+    }
+
+    /// Zeroes the disk's I/O statistics (`/sys/block/<disk>/stat`), as C zram's `reset`.
+    pub(crate) fn clear_io_stats(&self) {
+        // SAFETY: live disk (type invariant); `part0` exists for its whole life.
+        unsafe { ffi::zram_rs_part_stat_clear(self.raw.as_ptr()) };
+    }
+
     /// Sets the capacity in 512-byte sectors and tells user space (a `change` uevent).
     pub(crate) fn set_capacity_sectors(&self, sectors: u64) {
         // SAFETY: live disk (type invariant).
@@ -462,11 +509,11 @@ unsafe extern "C" fn submit_bio_callback<T: DiskOps>(bio: *mut bindings::bio) {
             data.ops.discard(io, wrapped.start_byte(), wrapped.len());
             Ok(())
         }),
-        Op::Other => Err(ffi::eopnotsupp()),
+        Op::Other => Err(super::eopnotsupp()),
     };
     let status = match result {
         Ok(()) => ffi::BLK_STS_OK,
-        Err(e) if e == ffi::eopnotsupp() => ffi::BLK_STS_NOTSUPP,
+        Err(e) if e == super::eopnotsupp() => ffi::BLK_STS_NOTSUPP,
         Err(_) => ffi::BLK_STS_IOERR,
     };
     // SAFETY: the bio is still ours (`wrapped` only borrowed it); `bio_endio` gives it back.

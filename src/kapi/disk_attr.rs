@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-//! sysfs attributes of a disk, with safe show/store functions: [`DeviceAttribute`] embeds the
-//! C `device_attribute` next to the Rust functions and one generic trampoline finds them again;
-//! [`AttributeList`], [`AttributeGroup`] and [`AttributeGroups`] are the static NULL-terminated
-//! tables `device_add_disk()` takes; [`SysfsBuf`] is the page a show function writes into, with
-//! `scnprintf`'s truncation.
+//! The sysfs attributes of a disk, with safe show/store functions: [`DeviceAttribute`] embeds
+//! the C `device_attribute` next to the Rust functions, and one generic trampoline per kind
+//! finds them again and hands them the disk's driver data.
 
-use crate::disk::{DiskOps, DiskRef};
+use super::disk::{DiskOps, DiskRef};
+use super::sysfs::{c_name, AttrPtr, SysfsBuf};
 use core::cell::UnsafeCell;
 use core::ffi::CStr;
 use kernel::bindings;
@@ -14,34 +13,22 @@ use kernel::prelude::*;
 
 const PAGE_SIZE: usize = bindings::PAGE_SIZE;
 
-/// The page a show function fills. Output past `PAGE_SIZE - 1` bytes is cut off, as
-/// `scnprintf(buf, PAGE_SIZE, ...)` does.
-pub(crate) struct SysfsBuf<'a> {
-    page: &'a mut [u8],
-    len: usize,
-}
-
-impl<'a> SysfsBuf<'a> {
-    /// A buffer over a sysfs page.
-    pub(crate) fn new(page: &'a mut [u8]) -> Self {
-        Self { page, len: 0 }
-    }
-
-    /// Bytes written so far.
-    pub(crate) fn len(&self) -> usize {
-        self.len
-    }
-}
-
-impl core::fmt::Write for SysfsBuf<'_> {
-    fn write_str(&mut self, s: &str) -> core::fmt::Result {
-        let room = self.page.len().saturating_sub(1) - self.len;
-        let n = s.len().min(room);
-        self.page[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
-        self.len += n;
-        Ok(())
-    }
-}
+/// `device_attribute.show` and `.store` as C sees them.
+type ShowCallback = Option<
+    unsafe extern "C" fn(
+        *mut bindings::device,
+        *mut bindings::device_attribute,
+        *mut c_char,
+    ) -> isize,
+>;
+type StoreCallback = Option<
+    unsafe extern "C" fn(
+        *mut bindings::device,
+        *mut bindings::device_attribute,
+        *const c_char,
+        usize,
+    ) -> isize,
+>;
 
 /// Formats a value into a sysfs page.
 pub(crate) type ShowFn<T> = fn(&T, DiskRef<'_, T>, &mut SysfsBuf<'_>) -> Result;
@@ -75,91 +62,51 @@ impl<T: DiskOps> DeviceAttribute<T> {
         // SAFETY: all-zero is a valid `attribute` (the lockdep fields of static attributes stay
         // zero in C too).
         let mut attr: bindings::attribute = unsafe { core::mem::zeroed() };
-        attr.name = name.as_ptr().cast::<c_char>();
+        attr.name = c_name(name);
         attr.mode = mode;
+        let show_raw: ShowCallback = if show.is_some() {
+            Some(show_callback::<T>)
+        } else {
+            None
+        };
+        let store_raw: StoreCallback = if store.is_some() {
+            Some(store_callback::<T>)
+        } else {
+            None
+        };
+        // SAFETY: all-zero is a valid `device_attribute` (no callbacks).
+        let mut raw: bindings::device_attribute = unsafe { core::mem::zeroed() };
+        raw.attr = attr;
+        // 7.x keeps each callback in an anonymous union with its `const` form.
+        #[cfg(not(zram_rs_sysfs_alt))]
+        {
+            raw.show = show_raw;
+            raw.store = store_raw;
+        }
+        #[cfg(zram_rs_sysfs_alt)]
+        {
+            raw.__bindgen_anon_1.show = show_raw;
+            raw.__bindgen_anon_2.store = store_raw;
+        }
         // INVARIANT: trampolines are installed exactly for the functions that are present.
         Self {
-            raw: UnsafeCell::new(bindings::device_attribute {
-                attr,
-                show: if show.is_some() {
-                    Some(show_callback::<T>)
-                } else {
-                    None
-                },
-                store: if store.is_some() {
-                    Some(store_callback::<T>)
-                } else {
-                    None
-                },
-            }),
+            raw: UnsafeCell::new(raw),
             show,
             store,
         }
     }
 }
 
-/// A pointer to a static attribute, as an entry of an [`AttributeList`].
-#[repr(transparent)]
-pub(crate) struct AttrPtr(*mut bindings::attribute);
-
-// SAFETY: points to a static attribute that sysfs only reads.
-unsafe impl Sync for AttrPtr {}
-
 impl AttrPtr {
     /// The entry for the static attribute `attr`.
     pub(crate) const fn of<T: DiskOps>(attr: &'static DeviceAttribute<T>) -> Self {
         // `DeviceAttribute` is `repr(C)` with the `device_attribute` (whose first field is the
         // `attribute`) first, so the pointers coincide.
-        Self(
+        Self::new(
             core::ptr::from_ref(attr)
                 .cast_mut()
                 .cast::<bindings::attribute>(),
         )
-    }
-
-    /// The terminating NULL entry.
-    pub(crate) const NULL: Self = Self(core::ptr::null_mut());
-}
-
-/// A NULL-terminated array of attributes; `N` counts the NULL.
-pub(crate) struct AttributeList<const N: usize>(pub(crate) [AttrPtr; N]);
-
-/// One unnamed `attribute_group`.
-pub(crate) struct AttributeGroup(bindings::attribute_group);
-
-// SAFETY: points to static data that sysfs only reads.
-unsafe impl Sync for AttributeGroup {}
-
-impl AttributeGroup {
-    /// A group of the attributes in `list`, which must end with [`AttrPtr::NULL`].
-    pub(crate) const fn new<const N: usize>(list: &'static AttributeList<N>) -> Self {
-        Self(bindings::attribute_group {
-            name: core::ptr::null(),
-            is_visible: None,
-            is_bin_visible: None,
-            attrs: core::ptr::from_ref(&list.0)
-                .cast_mut()
-                .cast::<*mut bindings::attribute>(),
-            bin_attrs: core::ptr::null_mut(),
-        })
-    }
-}
-
-/// The NULL-terminated group list a disk is added with.
-pub(crate) struct AttributeGroups([*const bindings::attribute_group; 2]);
-
-// SAFETY: points to static data that sysfs only reads.
-unsafe impl Sync for AttributeGroups {}
-
-impl AttributeGroups {
-    /// The list holding just `group`.
-    pub(crate) const fn new(group: &'static AttributeGroup) -> Self {
-        Self([core::ptr::from_ref(&group.0), core::ptr::null()])
-    }
-
-    /// The pointer `device_add_disk()` takes; C only reads through it.
-    pub(crate) fn as_ptr(&'static self) -> *mut *const bindings::attribute_group {
-        core::ptr::from_ref(&self.0).cast_mut().cast()
     }
 }
 

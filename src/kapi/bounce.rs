@@ -2,7 +2,7 @@
 //! A page-sized scratch buffer for the I/O path, allocated with `GFP_NOIO` (an allocation there
 //! must never start I/O of its own, since the I/O may be swap) and freed on drop.
 
-use crate::ffi;
+use super::ffi;
 use core::ptr::NonNull;
 use kernel::bindings;
 use kernel::prelude::*;

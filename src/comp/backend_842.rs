@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: GPL-2.0
+//! 842: software 842 compression (C's `backend_842.c`). No levels; decompresses without a
+//! stream.
+
+use super::{libraries_built, Backend, Decompressor, Params};
+use crate::kapi::sw842;
+use kernel::prelude::*;
+
+/// `842`.
+pub(crate) struct Sw842;
+
+impl Backend for Sw842 {
+    const NAME: &'static str = "842";
+    const AVAILABLE: bool = libraries_built!(CONFIG_842_COMPRESS, CONFIG_842_DECOMPRESS);
+    type Context = sw842::WorkMem;
+    const DECOMPRESSOR: Decompressor<sw842::WorkMem> = Decompressor::Stateless(sw842::decompress);
+
+    fn check(params: Params) -> Result {
+        super::check_no_level(Self::NAME, params)
+    }
+
+    fn create(_params: Params) -> Result<sw842::WorkMem> {
+        sw842::WorkMem::new()
+    }
+
+    fn compress(context: &mut sw842::WorkMem, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+        sw842::compress(context, src, dst)
+    }
+}

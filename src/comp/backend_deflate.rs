@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+//! deflate: raw deflate with a 2 KiB window, as the crypto API and C zram use it (C's
+//! `backend_deflate.c`), at a level, zlib's default by default. A stream holds a deflate and
+//! an inflate stream, so readers need a stream.
+
+use super::{libraries_built, Backend, Decompressor, Params};
+use crate::algorithm::NO_LEVEL;
+use crate::kapi::zlib;
+use kernel::ffi::c_int;
+use kernel::prelude::*;
+
+/// Raw deflate (negative: no zlib header) with an 11-bit window, unless `deflate.winbits`
+/// (7.x) asks for another: -15 to -9 raw, 9 to 15 with zlib's header.
+const WINDOW_BITS: c_int = -11;
+
+/// `deflate`.
+pub(crate) struct Deflate;
+
+/// A stream's zlib streams. Should the inflate stream fail to start, the deflate stream made
+/// before it is ended as it drops.
+pub(crate) struct DeflateContext {
+    deflate: zlib::Deflate,
+    inflate: zlib::Inflate,
+}
+
+/// Decompresses with the stream's inflate stream.
+fn decompress(context: &mut DeflateContext, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+    context.inflate.decompress(src, dst)
+}
+
+impl Backend for Deflate {
+    const NAME: &'static str = "deflate";
+    const AVAILABLE: bool = libraries_built!(CONFIG_ZLIB_DEFLATE, CONFIG_ZLIB_INFLATE);
+    type Context = DeflateContext;
+    const DECOMPRESSOR: Decompressor<DeflateContext> = Decompressor::WithContext(decompress);
+
+    fn default_level() -> i32 {
+        zlib::DEFAULT_COMPRESSION
+    }
+
+    fn check(params: Params) -> Result {
+        super::check_level(
+            Self::NAME,
+            params,
+            zlib::DEFAULT_COMPRESSION..=zlib::BEST_COMPRESSION,
+        )?;
+        let bits = params.deflate_winbits;
+        if bits != NO_LEVEL && !(-15..=-9).contains(&bits) && !(9..=15).contains(&bits) {
+            pr_err!("{}: invalid winbits {}\n", Self::NAME, bits);
+            return Err(EINVAL);
+        }
+        Ok(())
+    }
+
+    fn create(params: Params) -> Result<DeflateContext> {
+        let window_bits = if params.deflate_winbits == NO_LEVEL {
+            WINDOW_BITS
+        } else {
+            params.deflate_winbits
+        };
+        Ok(DeflateContext {
+            deflate: zlib::Deflate::new(params.level, window_bits)?,
+            inflate: zlib::Inflate::new(window_bits)?,
+        })
+    }
+
+    fn compress(context: &mut DeflateContext, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+        context.deflate.compress(src, dst)
+    }
+}

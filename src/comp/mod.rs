@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: GPL-2.0
+//! The compression layer, as C zram's `zcomp`: the [`Backend`] trait that each algorithm
+//! implements in a `backend_*.rs` file of its own (over the library wrappers of `kapi`), the
+//! table of backends that defines [`Algorithm`], and the streams that compress pages. A
+//! [`Stream`] owns one backend context and a two-page output buffer; a [`StreamPool`] holds one
+//! stream per online CPU so that writers compress in parallel, and lends them out without a
+//! lock (one atomic exchange), sleeping only while all are busy.
+//!
+//! Dispatch is static: the table generates a `match` over the backends for each operation, so
+//! a page costs no indirect call and no allocation. Adding an algorithm takes a backend file
+//! (and its `mod` line) and one entry in the table. An algorithm is offered only when the
+//! kernel was built with its libraries (the kernel's `CONFIG_*` cfgs).
+
+mod backend_842;
+mod backend_deflate;
+mod backend_lz4;
+mod backend_lz4hc;
+mod backend_lzo;
+mod backend_zstd;
+
+use crate::algorithm::{Named, NO_LEVEL};
+use crate::kapi::trylock::{TryLock, TryLockGuard};
+use crate::kapi::zspool::ZsPool;
+use crate::kapi::{self, cpu, mem};
+use core::sync::atomic::{fence, AtomicUsize, Ordering};
+use kernel::alloc::flags::GFP_KERNEL;
+use kernel::alloc::{KVec, VVec};
+use kernel::new_condvar;
+use kernel::new_mutex;
+use kernel::prelude::*;
+use kernel::sync::{CondVar, Mutex};
+
+const PAGE_SIZE: usize = kernel::bindings::PAGE_SIZE;
+
+/// Whether the kernel has a compressor and its decompressor library, built in or as modules:
+/// a backend's [`Backend::AVAILABLE`].
+macro_rules! libraries_built {
+    ($compress:ident, $decompress:ident) => {
+        cfg!(all(
+            any($compress, $compress = "m"),
+            any($decompress, $decompress = "m")
+        ))
+    };
+}
+use libraries_built;
+
+/// What `algorithm_params` set for a compressor (C's `struct zcomp_params`, without the
+/// dictionary, which zram_rs does not load yet): each [`NO_LEVEL`] when not set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Params {
+    /// `level=`.
+    pub(crate) level: i32,
+    /// `deflate.winbits=` (7.x).
+    pub(crate) deflate_winbits: i32,
+}
+
+/// A compression algorithm's implementation, what C zram's `struct zcomp_ops` is. A backend is
+/// a type without values; the state of one stream is its [`Backend::Context`].
+pub(crate) trait Backend {
+    /// The name user space writes to and reads from `comp_algorithm`.
+    const NAME: &'static str;
+    /// Whether the running kernel has the libraries ([`libraries_built!`]).
+    const AVAILABLE: bool;
+    /// A stream's state: the library's work memory or contexts, and the level.
+    type Context: Send;
+    /// How the backend decompresses.
+    const DECOMPRESSOR: Decompressor<Self::Context>;
+
+    /// The level when none was asked for (C's `setup_params`). Backends without levels keep
+    /// this one and ignore the level.
+    fn default_level() -> i32 {
+        0
+    }
+
+    /// C zram 7.x's checks of the parameters as set ([`NO_LEVEL`] when not), made when the
+    /// device is initialised (its `setup_params`): `EINVAL` for a level or window out of the
+    /// range, `EOPNOTSUPP` for a parameter the backend does not have, each logged. 6.12 checks
+    /// nothing: the library clamps or refuses a level out of its range.
+    fn check(_params: Params) -> Result {
+        Ok(())
+    }
+
+    /// A stream's state with `params`, whose level is the one asked for or
+    /// [`Backend::default_level`].
+    fn create(params: Params) -> Result<Self::Context>;
+
+    /// Compresses `src` into `dst`; returns the compressed length.
+    fn compress(context: &mut Self::Context, src: &[u8], dst: &mut [u8]) -> Result<usize>;
+}
+
+/// How a backend decompresses `src` into `dst`; either way the result is the decompressed
+/// length.
+pub(crate) enum Decompressor<C> {
+    /// Without state (lzo, lz4, 842): readers need no stream, so they never wait for one.
+    Stateless(fn(&[u8], &mut [u8]) -> Result<usize>),
+    /// With a stream's context (zstd, deflate).
+    WithContext(fn(&mut C, &[u8], &mut [u8]) -> Result<usize>),
+}
+
+impl<C> Decompressor<C> {
+    /// Whether the decompressor needs no state.
+    #[inline(always)]
+    fn is_stateless(&self) -> bool {
+        matches!(self, Self::Stateless(_))
+    }
+
+    /// Decompresses without state; `EINVAL` for a decompressor that needs a context.
+    #[inline(always)]
+    fn run_stateless(&self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+        match self {
+            Self::Stateless(decompress) => decompress(src, dst),
+            Self::WithContext(_) => Err(EINVAL),
+        }
+    }
+
+    /// Decompresses, with `context` when the decompressor needs it.
+    #[inline(always)]
+    fn run(&self, context: &mut C, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+        match self {
+            Self::Stateless(decompress) => decompress(src, dst),
+            Self::WithContext(decompress) => decompress(context, src, dst),
+        }
+    }
+}
+
+/// C 7.x's check of a backend without levels: a level set is `EOPNOTSUPP`.
+fn check_no_level(name: &str, params: Params) -> Result {
+    if params.level != NO_LEVEL {
+        pr_err!("{}: compression level is not supported\n", name);
+        return Err(kapi::eopnotsupp());
+    }
+    Ok(())
+}
+
+/// C 7.x's check of a level: unset, or within `levels`; `EINVAL` otherwise.
+fn check_level(name: &str, params: Params, levels: core::ops::RangeInclusive<i32>) -> Result {
+    if params.level != NO_LEVEL && !levels.contains(&params.level) {
+        pr_err!("{}: invalid compression level {}\n", name, params.level);
+        return Err(EINVAL);
+    }
+    Ok(())
+}
+
+/// A context of backend `B` with `params` ([`NO_LEVEL`] for a default); `EINVAL` when the
+/// kernel lacks the backend's libraries. On the 7.3 ABI the parameters are checked first, as C
+/// 7.x does when a device is initialised.
+fn create<B: Backend>(params: Params) -> Result<B::Context> {
+    if !B::AVAILABLE {
+        return Err(EINVAL);
+    }
+    if cfg!(zram_abi_7_3) {
+        B::check(params)?;
+    }
+    let level = if params.level == NO_LEVEL {
+        B::default_level()
+    } else {
+        params.level
+    };
+    B::create(Params { level, ..params })
+}
+
+/// Defines [`Algorithm`] (one variant per backend, named as the backend's type) and a stream's
+/// [`Context`] from the table below, with one `match` over the table per operation.
+macro_rules! backends {
+    ($($file:ident::$backend:ident),+ $(,)?) => {
+        /// A compression algorithm: one entry of the table of backends.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub(crate) enum Algorithm {
+            $(
+                #[doc = concat!("`", stringify!($file), "::", stringify!($backend), "`.")]
+                $backend,
+            )+
+        }
+
+        impl Named for Algorithm {
+            const ALL: &'static [Self] = &[$(Self::$backend),+];
+
+            fn name(self) -> &'static str {
+                match self {
+                    $(Self::$backend => <$file::$backend as Backend>::NAME,)+
+                }
+            }
+        }
+
+        impl Algorithm {
+            /// Whether the running kernel has the algorithm's libraries.
+            fn available(self) -> bool {
+                match self {
+                    $(Self::$backend => <$file::$backend as Backend>::AVAILABLE,)+
+                }
+            }
+
+            /// Whether the algorithm decompresses without a stream.
+            #[inline(always)]
+            fn decompresses_without_stream(self) -> bool {
+                match self {
+                    $(Self::$backend => <$file::$backend as Backend>::DECOMPRESSOR.is_stateless(),)+
+                }
+            }
+
+            /// Decompresses without a stream; `EINVAL` for an algorithm that needs one.
+            #[inline(always)]
+            fn decompress_stateless(self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+                match self {
+                    $(Self::$backend => {
+                        <$file::$backend as Backend>::DECOMPRESSOR.run_stateless(src, dst)
+                    })+
+                }
+            }
+        }
+
+        /// A stream's backend state, of its algorithm's backend.
+        enum Context {
+            $($backend(<$file::$backend as Backend>::Context),)+
+        }
+
+        impl Context {
+            /// A context for `algorithm` with `params`.
+            fn new(algorithm: Algorithm, params: Params) -> Result<Self> {
+                Ok(match algorithm {
+                    $(Algorithm::$backend => Self::$backend(create::<$file::$backend>(params)?),)+
+                })
+            }
+
+            /// Compresses `src` into `dst`; returns the compressed length.
+            #[inline(always)]
+            fn compress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+                match self {
+                    $(Self::$backend(context) => {
+                        <$file::$backend as Backend>::compress(context, src, dst)
+                    })+
+                }
+            }
+
+            /// Decompresses `src` into `dst`; returns the decompressed length.
+            #[inline(always)]
+            fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+                match self {
+                    $(Self::$backend(context) => {
+                        <$file::$backend as Backend>::DECOMPRESSOR.run(context, src, dst)
+                    })+
+                }
+            }
+        }
+    };
+}
+
+// The table of backends, in the order `comp_algorithm` lists them (C zram's).
+backends![
+    backend_lzo::LzoRle,
+    backend_lzo::Lzo,
+    backend_lz4::Lz4,
+    backend_lz4hc::Lz4hc,
+    backend_zstd::Zstd,
+    backend_deflate::Deflate,
+    backend_842::Sw842,
+];
+
+impl Algorithm {
+    /// The default, as in C zram's default configuration.
+    pub(crate) const DEFAULT: Algorithm = Algorithm::LzoRle;
+}
+
+/// Whether the running kernel has `algorithm`'s libraries.
+pub(crate) fn available(algorithm: Algorithm) -> bool {
+    algorithm.available()
+}
+
+/// A decompressor that needs no stream. It exists only for an algorithm whose backend
+/// decompresses without a context (lzo, lz4, 842), on a kernel whose zsmalloc needs no
+/// scratch buffer to show an object ([`ZsPool::READS_NEED_SCRATCH`]): then a reader never
+/// waits for a stream.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Stateless(Algorithm);
+
+impl Stateless {
+    /// The stateless decompressor of `algorithm`, if it has one.
+    #[inline(always)]
+    pub(crate) fn new(algorithm: Algorithm) -> Option<Self> {
+        (!ZsPool::READS_NEED_SCRATCH && algorithm.decompresses_without_stream())
+            .then_some(Self(algorithm))
+    }
+
+    /// Decompresses `src` into `dst`, which the result must fill exactly. Does not sleep.
+    #[inline(always)]
+    pub(crate) fn decompress(self, src: &[u8], dst: &mut [u8]) -> Result {
+        filled(self.0.decompress_stateless(src, dst)?, dst)
+    }
+}
+
+/// `Ok` when decompression produced exactly `dst`'s length; `EIO` otherwise.
+fn filled(produced: usize, dst: &[u8]) -> Result {
+    if produced != dst.len() {
+        return Err(EIO);
+    }
+    Ok(())
+}
+
+/// One compression stream: a backend's context and a two-page output buffer (room for data
+/// that grows when compressed).
+pub(crate) struct Stream {
+    context: Context,
+    buffer: VVec<u8>,
+}
+
+impl Stream {
+    /// A stream for `algorithm` with `params`.
+    pub(crate) fn new(algorithm: Algorithm, params: Params) -> Result<Self> {
+        let context = Context::new(algorithm, params)?;
+        Ok(Self {
+            context,
+            buffer: mem::vzalloc(2 * PAGE_SIZE)?,
+        })
+    }
+
+    /// Compresses `src` (one page); returns the compressed bytes, in the stream's buffer.
+    pub(crate) fn compress(&mut self, src: &[u8]) -> Result<&[u8]> {
+        let len = self.context.compress(src, &mut self.buffer)?;
+        self.buffer.get(..len).ok_or(EINVAL)
+    }
+
+    /// The stream's buffer, idle while it decompresses, and its decompressor: zsmalloc may copy
+    /// the object to be read into the buffer (as C zram lends its stream's `local_copy`).
+    pub(crate) fn scratch_and_decompressor(&mut self) -> (&mut [u8], StreamDecompressor<'_>) {
+        (
+            &mut self.buffer,
+            StreamDecompressor {
+                context: &mut self.context,
+            },
+        )
+    }
+}
+
+/// A stream's decompressor, borrowed apart from its buffer.
+pub(crate) struct StreamDecompressor<'a> {
+    context: &'a mut Context,
+}
+
+impl StreamDecompressor<'_> {
+    /// Decompresses `src` into `dst`, which the result must fill exactly.
+    pub(crate) fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Result {
+        filled(self.context.decompress(src, dst)?, dst)
+    }
+}
+
+/// The streams of one device: one per online CPU at initialisation. A borrower takes a place
+/// with one atomic compare-and-exchange (a [`TryLock`]), trying its own CPU's place first (as C
+/// zram's per-CPU streams), then the others; only when all are lent out does it sleep on
+/// `returned`.
+///
+/// # Invariants
+///
+/// `sleepers` counts borrowers that registered under `sleep_lock` and may be waiting on
+/// `returned`.
+#[pin_data]
+pub(crate) struct StreamPool {
+    places: KVec<TryLock<Stream>>,
+    sleepers: AtomicUsize,
+    #[pin]
+    sleep_lock: Mutex<()>,
+    #[pin]
+    returned: CondVar,
+}
+
+/// A stream borrowed from a [`StreamPool`]; goes back on drop. Dropping may sleep (it wakes a
+/// waiting borrower under a mutex), so a guard must not be dropped in atomic context, such as
+/// under a slot lock.
+pub(crate) struct StreamGuard<'a> {
+    // Fields drop in declaration order: the place is unlocked before `_wake` looks for sleepers.
+    stream: TryLockGuard<'a, Stream>,
+    _wake: WakeSleeper<'a>,
+}
+
+/// The second half of returning a stream, after its place is unlocked: wakes a sleeping
+/// borrower, if any.
+struct WakeSleeper<'a> {
+    pool: &'a StreamPool,
+}
+
+impl StreamPool {
+    /// `count` streams of `algorithm` with `params`.
+    pub(crate) fn new(
+        algorithm: Algorithm,
+        params: Params,
+        count: usize,
+    ) -> Result<impl PinInit<Self>> {
+        let mut places = KVec::with_capacity(count.max(1), GFP_KERNEL)?;
+        for _ in 0..count.max(1) {
+            places.push(TryLock::new(Stream::new(algorithm, params)?), GFP_KERNEL)?;
+        }
+        Ok(pin_init!(Self {
+            places,
+            sleepers: AtomicUsize::new(0),
+            sleep_lock <- new_mutex!((), "StreamPool::sleep_lock"),
+            returned <- new_condvar!("StreamPool::returned"),
+        }))
+    }
+
+    /// Borrows a free stream if there is one, trying the current CPU's first; never sleeps.
+    #[inline(always)]
+    pub(crate) fn try_get(&self) -> Option<StreamGuard<'_>> {
+        let count = self.places.len();
+        let first = (cpu::this_cpu() as usize).checked_rem(count)?;
+        let (lower, own_and_higher) = self.places.split_at(first);
+        Iterator::chain(own_and_higher.iter(), lower).find_map(|place| {
+            place.try_lock().map(|stream| StreamGuard {
+                stream,
+                _wake: WakeSleeper { pool: self },
+            })
+        })
+    }
+
+    /// Borrows a stream, sleeping until one is free.
+    #[inline(always)]
+    pub(crate) fn get(&self) -> StreamGuard<'_> {
+        match self.try_get() {
+            Some(stream) => stream,
+            None => self.get_after_wait(),
+        }
+    }
+
+    /// [`Self::get`] when every stream is lent out.
+    #[inline(never)]
+    fn get_after_wait(&self) -> StreamGuard<'_> {
+        let mut sleep = self.sleep_lock.lock();
+        loop {
+            // Register, then look again: a guard that returns its stream after this sees the
+            // registration (both sides fence) and wakes us under `sleep_lock`, which we hold
+            // until `wait` has queued us.
+            self.sleepers.fetch_add(1, Ordering::Relaxed);
+            fence(Ordering::SeqCst);
+            let found = self.try_get();
+            if found.is_none() {
+                self.returned.wait(&mut sleep);
+            }
+            self.sleepers.fetch_sub(1, Ordering::Relaxed);
+            if let Some(stream) = found {
+                return stream;
+            }
+        }
+    }
+}
+
+impl core::ops::Deref for StreamGuard<'_> {
+    type Target = Stream;
+
+    fn deref(&self) -> &Stream {
+        &self.stream
+    }
+}
+
+impl core::ops::DerefMut for StreamGuard<'_> {
+    fn deref_mut(&mut self) -> &mut Stream {
+        &mut self.stream
+    }
+}
+
+impl Drop for WakeSleeper<'_> {
+    fn drop(&mut self) {
+        // The place was unlocked (a release store) just before: a borrower registering after
+        // this fence finds it free; one registered before is seen here and woken.
+        fence(Ordering::SeqCst);
+        if self.pool.sleepers.load(Ordering::Relaxed) > 0 {
+            let _sleep = self.pool.sleep_lock.lock();
+            self.pool.returned.notify_one();
+        }
+    }
+}

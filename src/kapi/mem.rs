@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0
+//! Pages, buffers and allocation flags: whole-page copies with the architecture's
+//! `copy_page()`, the cache flush after the CPU wrote a page user space may map, the GFP masks of
+//! the I/O path, and the zeroed `vmalloc` buffers of the compression streams and libraries.
+
+use super::ffi;
+use kernel::alloc::flags::{__GFP_ZERO, GFP_KERNEL};
+use kernel::alloc::{Flags, VVec};
+use kernel::bindings;
+use kernel::prelude::*;
+
+pub(crate) use ffi::{GFP_POOL_OBJECT, GFP_POOL_OBJECT_FAST};
+
+/// `flush_dcache_page()`: after the CPU wrote to a page that may be mapped to user space (a
+/// read's destination), as C zram does after every read. Nothing on x86_64, where the C
+/// function is empty (`shim.c` checks that at build time); a direct call of the exported
+/// function on arm64; the shim elsewhere.
+///
+/// # Safety
+///
+/// `page` is a live page.
+#[inline(always)]
+pub(crate) unsafe fn flush_dcache_page(page: *mut bindings::page) {
+    #[cfg(target_arch = "aarch64")]
+    // SAFETY: the caller passes a live page.
+    unsafe {
+        ffi::arch_flush_dcache_page(page)
+    };
+    #[cfg(not(any(target_arch = "aarch64", target_arch = "x86_64")))]
+    // SAFETY: the caller passes a live page.
+    unsafe {
+        ffi::zram_rs_flush_dcache_page(page)
+    };
+    #[cfg(target_arch = "x86_64")]
+    let _ = page;
+}
+
+/// Copies `src` into `dst`, both `PAGE_SIZE` bytes, with the architecture's `copy_page()` (what
+/// C zram uses for huge pages) when both are page-aligned, a plain copy otherwise. (Of buffers
+/// of other lengths, only the shorter length is copied.)
+#[inline(always)]
+pub(crate) fn copy_page_bytes(dst: &mut [u8], src: &[u8]) {
+    let page = bindings::PAGE_SIZE;
+    let aligned = (dst.as_ptr() as usize | src.as_ptr() as usize) % page == 0;
+    if aligned && dst.len() == page && src.len() == page {
+        // SAFETY: both buffers are one whole page of memory, and they do not overlap (`dst` is
+        // borrowed mutably).
+        unsafe { bindings::copy_page(dst.as_mut_ptr().cast(), src.as_ptr().cast_mut().cast()) };
+    } else {
+        let len = dst.len().min(src.len());
+        dst[..len].copy_from_slice(&src[..len]);
+    }
+}
+
+/// A `VVec` of `len` elements whose bytes are all zero, allocated with `flags` (and
+/// `__GFP_ZERO`).
+///
+/// # Safety
+///
+/// All-zero bytes must be a valid `T`.
+pub(crate) unsafe fn zeroed_vvec<T>(len: usize, flags: Flags) -> Result<VVec<T>> {
+    let mut vec = VVec::<T>::with_capacity(len, flags | __GFP_ZERO).map_err(|_| ENOMEM)?;
+    #[cfg(not(zram_rs_vec_inc_len))]
+    // SAFETY: the capacity is `len` and the memory was allocated zeroed, which is a valid `T`
+    // (caller's promise).
+    unsafe {
+        vec.set_len(len)
+    };
+    #[cfg(zram_rs_vec_inc_len)]
+    // SAFETY: as above (7.x names it `inc_len`: the length grows from 0 by `len`).
+    unsafe {
+        vec.inc_len(len)
+    };
+    Ok(vec)
+}
+
+/// A zeroed buffer of `len` bytes from `vmalloc` (C's `vzalloc()`); `ENOMEM` when out of memory.
+pub(crate) fn vzalloc(len: usize) -> Result<VVec<u8>> {
+    VVec::from_elem(0u8, len, GFP_KERNEL).map_err(|_| ENOMEM)
+}
+
+/// The work memory a C library asks its caller for: `LEN` zeroed bytes from `vmalloc` (so
+/// page-aligned, enough for any alignment the libraries need), at a fixed address until drop.
+///
+/// # Invariants
+///
+/// `mem` is `LEN` bytes long and never reallocated.
+pub(crate) struct WorkMem<const LEN: usize> {
+    mem: VVec<u8>,
+}
+
+impl<const LEN: usize> WorkMem<LEN> {
+    /// Allocates the work memory.
+    pub(crate) fn new() -> Result<Self> {
+        // INVARIANT: `LEN` bytes, and nothing here grows or shrinks them.
+        Ok(Self { mem: vzalloc(LEN)? })
+    }
+
+    /// The work memory's address, for the library: `LEN` writable bytes, owned by `self`.
+    pub(crate) fn as_mut_ptr(&mut self) -> *mut kernel::ffi::c_void {
+        self.mem.as_mut_ptr().cast()
+    }
+}

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The part of zram_rs that has to be C: things that exist only as C macros or static inlines
+ * with no exported function behind them. Each is a one-line wrapper; all logic is in Rust.
+ */
+#include <asm/cacheflush.h>
+#include <linux/blkdev.h>
+#include <linux/cpumask.h>
+#include <linux/lockdep.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/part_stat.h>
+#include <linux/preempt.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+
+/* module_param() is a macro that places a struct kernel_param in the __param section. */
+static unsigned int num_devices = 1;
+module_param(num_devices, uint, 0);
+MODULE_PARM_DESC(num_devices, "Number of pre-created zram devices");
+
+unsigned int zram_rs_num_devices_param(void);
+unsigned int zram_rs_num_devices_param(void)
+{
+	return num_devices;
+}
+
+void zram_rs_preempt_disable(void);
+void zram_rs_preempt_disable(void)
+{
+	preempt_disable();
+}
+
+void zram_rs_preempt_enable(void);
+void zram_rs_preempt_enable(void)
+{
+	preempt_enable();
+}
+
+unsigned int zram_rs_this_cpu(void);
+unsigned int zram_rs_this_cpu(void)
+{
+	return raw_smp_processor_id();
+}
+
+unsigned int zram_rs_disk_openers(struct gendisk *disk);
+unsigned int zram_rs_disk_openers(struct gendisk *disk)
+{
+	return disk_openers(disk);
+}
+
+void zram_rs_lock_open_mutex(struct gendisk *disk);
+void zram_rs_lock_open_mutex(struct gendisk *disk)
+{
+	mutex_lock(&disk->open_mutex);
+}
+
+void zram_rs_unlock_open_mutex(struct gendisk *disk);
+void zram_rs_unlock_open_mutex(struct gendisk *disk)
+{
+	mutex_unlock(&disk->open_mutex);
+}
+
+unsigned int zram_rs_num_online_cpus(void);
+unsigned int zram_rs_num_online_cpus(void)
+{
+	return num_online_cpus();
+}
+
+/* part_stat_set_all() (a static inline): zeroes a disk's I/O statistics, as C zram's reset. */
+void zram_rs_part_stat_clear(struct gendisk *disk);
+void zram_rs_part_stat_clear(struct gendisk *disk)
+{
+	part_stat_set_all(disk->part0, 0);
+}
+
+/*
+ * flush_dcache_page() after the driver wrote to a page cache page. On x86_64 it is an empty
+ * inline that the Rust side skips (checked here); arm64 exports it and is called directly.
+ */
+#ifdef CONFIG_X86_64
+static_assert(!ARCH_IMPLEMENTS_FLUSH_DCACHE_PAGE);
+#endif
+void zram_rs_flush_dcache_page(struct page *page);
+void zram_rs_flush_dcache_page(struct page *page)
+{
+	flush_dcache_page(page);
+}
+
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+/* One lock class for every slot lock of every device (as C zram upstream's slot locks). */
+static struct lock_class_key zram_rs_slot_key;
+
+struct lockdep_map *zram_rs_slot_map_new(void);
+struct lockdep_map *zram_rs_slot_map_new(void)
+{
+	struct lockdep_map *map = kzalloc(sizeof(*map), GFP_KERNEL);
+
+	if (map)
+		/*
+		 * The wait type of a spinlock_t, C zram 6.12's slot lock: zsmalloc's spinlocks
+		 * nest inside it. (On PREEMPT_RT, where they sleep, zram_rs refuses to build.)
+		 */
+		lockdep_init_map_wait(map, "zram_rs slot", &zram_rs_slot_key, 0, LD_WAIT_CONFIG);
+	return map;
+}
+
+void zram_rs_slot_map_free(struct lockdep_map *map);
+void zram_rs_slot_map_free(struct lockdep_map *map)
+{
+	kfree(map);
+}
+
+/* The slot lock spins with preemption disabled: it is annotated as a spinlock. */
+void zram_rs_slot_map_acquire(struct lockdep_map *map, int trylock);
+void zram_rs_slot_map_acquire(struct lockdep_map *map, int trylock)
+{
+	spin_acquire(map, 0, trylock, _RET_IP_);
+}
+
+void zram_rs_slot_map_release(struct lockdep_map *map);
+void zram_rs_slot_map_release(struct lockdep_map *map)
+{
+	spin_release(map, _RET_IP_);
+}
+#endif

@@ -1,0 +1,369 @@
+#!/bin/bash
+# Allocation failures injected into zram_rs's work (kernels with CONFIG_FAILSLAB,
+# CONFIG_FAIL_PAGE_ALLOC and CONFIG_FAULT_INJECTION_DEBUG_FS, i.e. the debug kernel; elsewhere
+# every case but the unload ones is skipped). Only the workload's processes fail
+# (task-filter=Y and /proc/PID/make-it-fail, or /proc/thread-self/fail-nth), never the harness.
+#  - disksize and hot_add with their Nth allocation failing, for every N until one succeeds
+#    without a failure (fail-nth): a failed one leaves no device or initialisation behind.
+#  - one write per block while 20% of slab and page allocations fail: a write the driver fails
+#    is an EIO and counted in failed_writes; a block whose write succeeded reads back exactly,
+#    one whose write failed with EIO still reads as before (zeros); orig_data_size counts
+#    exactly the pages stored. (Reads allocate nothing in the driver on 4 KiB pages.)
+#  - memfill (tools/memfill.c) swapping to zram_rs from a memory cgroup while its own
+#    allocations fail, which fails the swap writes its reclaim makes: a failed swap write leaves
+#    the page in memory, so every page must verify, and after swapoff only the swap header is
+#    stored.
+# Injection is off (probability 0, the default filters) before each check and unloading; no
+# leak (kmemleak cases of zram_unload), no oops, KASAN or lockdep report (the VM checks the log).
+# Allocation-failure reports (warn_alloc, kmem_cache_create) print a stack by design, so the
+# injected phases are bracketed like an expected OOM (scripts/guest/init): inside, a stack dump
+# is allowed, an oops, BUG, WARNING, KASAN or lockdep report is not.
+# The kernel itself leaks on one of the disksize paths: when a failure lands in the sysfs
+# registration of a zsmalloc pool's slab cache (kmem_cache_create -> sysfs_slab_add ->
+# kobject_init_and_add), mm/slub.c does not free the kobject's name (C zram.ko's zs_create_pool
+# leaks it the same way). After the sweeps, kmemleak's report must hold those names and
+# nothing else (a case of its own); they are then cleared, so the unload's kmemleak cases see
+# only what came after. The periodic kmemleak scan is off meanwhile, so that it cannot report
+# them first.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+cases=14
+plan $((cases + UNLOAD_CASES))
+
+# shellcheck disable=SC2119 # (no module parameters)
+zram_load
+z=$(sysblock 0)
+dev=/dev/zram0
+ctl=/sys/class/zram-control
+failslab=/sys/kernel/debug/failslab
+fail_page=/sys/kernel/debug/fail_page_alloc
+
+if [ ! -d $failslab ] || [ ! -d $fail_page ] || [ ! -e /proc/self/make-it-fail ]; then
+	for i in $(seq 1 $cases); do
+		ktap_test_skip "fault injection case $i (no failslab/fail_page_alloc in this kernel)"
+	done
+	zram_unload
+	finish
+fi
+
+# inject PERCENT: make-it-fail tasks see PERCENT% of their slab and page allocations fail,
+# sleeping and highmem ones included (zsmalloc's pages are highmem, its slow path sleeps), and
+# every allocation counts for fail-nth. inject_off: back to the kernel's defaults (no failure).
+inject() {
+	local attr
+	for attr in $failslab $fail_page; do
+		echo 0 >"$attr"/probability
+		echo N >"$attr"/ignore-gfp-wait
+		echo 0 >"$attr"/verbose
+		echo 1 >"$attr"/interval
+		echo 0 >"$attr"/space
+		echo -1 >"$attr"/times
+		echo Y >"$attr"/task-filter
+	done
+	echo N >$fail_page/ignore-gfp-highmem
+	echo 0 >$fail_page/min-order
+	for attr in $failslab $fail_page; do
+		echo "$1" >"$attr"/probability
+	done
+}
+inject_off() {
+	local attr
+	for attr in $failslab $fail_page; do
+		echo 0 >"$attr"/probability
+		echo Y >"$attr"/ignore-gfp-wait
+		echo 1 >"$attr"/times
+		echo N >"$attr"/task-filter
+	done
+	echo Y >$fail_page/ignore-gfp-highmem
+}
+# write_block I: writes block I of the pattern with dd as a process whose allocations may
+# fail. conv=fsync: when the direct write cannot pin its buffer, the block layer falls back to a
+# buffered write, whose writeback error (the driver failing the page) only fsync reports; dd
+# would otherwise succeed with the block lost in the page cache. So that dd's status is the
+# driver's answer. dd's allocations fail only from the moment it waits for its input: after its
+# exec, whose allocations must not fail. Its input is a FIFO that this shell holds open (so
+# nothing blocks on an open) and fills once dd waits in its read. Sets dd_status; dd's messages
+# are in /tmp/faults.err.
+fifo=/tmp/faults.fifo
+write_block() {
+	local pid stat n
+	rm -f $fifo
+	mkfifo $fifo
+	exec 4<>$fifo
+	dd if=$fifo of=$dev bs=$BLOCK count=1 seek="$1" iflag=fullblock oflag=direct conv=fsync \
+		2>/tmp/faults.err &
+	pid=$!
+	# Sleeping (state S) as dd: in the read of the FIFO.
+	for n in $(seq 1 100000); do
+		read -r stat <"/proc/$pid/stat" || break
+		case $stat in *"(dd) S "*) break ;; esac
+	done
+	echo 1 >"/proc/$pid/make-it-fail" 2>/dev/null
+	dd if=$pattern bs=$BLOCK skip="$1" count=1 >&4 2>/dev/null
+	wait $pid
+	dd_status=$?
+	exec 4>&-
+}
+expect_begin() { echo "zram_rs-test: expect oom begin" >/dev/kmsg; }
+expect_end() { echo "zram_rs-test: expect oom end" >/dev/kmsg; }
+
+# nth N FILE [VALUE]: makes this process's Nth allocation from now fail, then writes VALUE to
+# FILE (or reads FILE into `out` without VALUE). Sets status (0 when the access succeeded) and
+# injected (1 when the failure was injected, by the access: nothing else runs in between).
+# Runs in the sweeping process, a subshell of the script's, so that no fork is counted.
+nth() {
+	local left=1
+	out=
+	echo "$1" >/proc/thread-self/fail-nth || return
+	if [ $# = 3 ]; then
+		{ printf '%s' "$3" >"$2"; } 2>/dev/null
+	else
+		{ read -r out <"$2"; } 2>/dev/null
+	fi
+	status=$?
+	# Reads 0 when the failure was injected; reading fails (the open's allocation was the Nth)
+	# or gives the rest when it was not. Then disarmed.
+	{ read -r left </proc/thread-self/fail-nth; } 2>/dev/null
+	echo 0 >/proc/thread-self/fail-nth 2>/dev/null
+	if [ "$left" = 0 ]; then injected=1; else injected=0; fi
+}
+
+# try WHAT N: disksize or hot_add with its Nth allocation failing; afterwards the device must
+# be initialised (or exist, for hot_add) exactly when the write (read) succeeded. Counts in
+# failed, tolerated (an injected failure that the operation absorbed) and bad.
+try() {
+	local init size devs dev
+	if [ "$1" = disksize ]; then
+		nth "$2" "$z/disksize" 1M
+		read -r init <"$z/initstate"
+		read -r size <"$z/disksize"
+		if [ "$status" = 0 ]; then
+			[ "$init" = 1 ] || bad=$((bad + 1))
+			echo 1 >"$z/reset"
+		elif [ "$init $size" != "0 0" ]; then
+			bad=$((bad + 1))
+			ktap_print_msg "disksize failed at allocation $2 but left initstate $init, disksize $size"
+			echo 1 >"$z/reset"
+		fi
+	else
+		nth "$2" $ctl/hot_add
+		if [ "$status" = 0 ]; then
+			if [ -e "/sys/block/zram$out" ] && echo 1M >"/sys/block/zram$out/disksize"; then
+				echo "$out" >$ctl/hot_remove || bad=$((bad + 1))
+			else
+				bad=$((bad + 1))
+				ktap_print_msg "hot_add with allocation $2 failing returned '$out' but no usable device"
+			fi
+		fi
+		devs=(/sys/block/zram*)
+		if [ "${devs[*]}" != /sys/block/zram0 ]; then
+			bad=$((bad + 1))
+			ktap_print_msg "hot_add with allocation $2 failing left ${devs[*]}"
+			for dev in "${devs[@]}"; do
+				[ "$dev" = /sys/block/zram0 ] || echo "${dev#/sys/block/zram}" >$ctl/hot_remove
+			done
+		fi
+	fi
+	if [ "$status" != 0 ]; then
+		failed=$((failed + 1))
+	elif [ "$injected" = 1 ]; then
+		tolerated=$((tolerated + 1))
+	fi
+}
+
+# sweep WHAT: `try WHAT N` for N = 1, 2, ... 48, then every third N, until the operation
+# succeeds with nothing injected at N = n (it makes n - 1 allocations); then every N of the last
+# 64 not tried yet, where the driver's last steps are (the middle is mostly zsmalloc's pool
+# creation, or the block layer's disk). Prints "n tried failed tolerated bad" to fd 3.
+sweep() {
+	local n m tried=0
+	failed=0 tolerated=0 bad=0
+	n=1
+	while [ $n -le 5000 ]; do
+		try "$1" $n
+		tried=$((tried + 1))
+		[ "$status" != 0 ] || [ "$injected" = 1 ] || break
+		if [ $n -lt 48 ]; then n=$((n + 1)); else n=$((n + 3)); fi
+	done
+	for m in $(seq $((n > 112 ? n - 64 : 49)) $((n - 1))); do
+		[ $(((m - 48) % 3)) = 0 ] && continue
+		try "$1" "$m"
+		tried=$((tried + 1))
+	done
+	echo "$n $tried $failed $tolerated $bad" >&3
+}
+
+# slub_name_leaks_only: one case (skipped without kmemleak): every object kmemleak reports is
+# a slab cache's kobject name left by sysfs_slab_add (the kernel's leak described above); the
+# others are printed. Clears the report.
+slub_name_leaks_only() {
+	local description="after the sweeps, kmemleak reports only the kernel's own sysfs_slab_add name leak"
+	local known
+	if [ ! -e $KMEMLEAK ]; then
+		ktap_test_skip "$description (no kmemleak in this kernel)"
+		return
+	fi
+	echo "zram_rs-test: expect kmemleak begin" >/dev/kmsg
+	kmemleak_scan
+	echo "zram_rs-test: expect kmemleak end" >/dev/kmsg
+	# One record per reported object; those allocated under sysfs_slab_add are counted, the
+	# others printed.
+	known=$(awk '
+		function flush() { if (obj != "") { if (obj ~ / sysfs_slab_add\+/) n++; else printf "%s", obj > "/tmp/faults.leaks" } obj = "" }
+		/^unreferenced object/ { flush() }
+		{ obj = obj $0 "\n" }
+		END { flush(); print n + 0 }' $KMEMLEAK)
+	echo clear >$KMEMLEAK
+	if [ -s /tmp/faults.leaks ]; then
+		ktap_print_msg "kmemleak, other than sysfs_slab_add's names:"
+		sed 's/^/# /' /tmp/faults.leaks
+		ktap_test_fail "$description"
+	else
+		ktap_print_msg "kmemleak: $known slab cache names left by sysfs_slab_add (the kernel's leak)"
+		ktap_test_pass "$description"
+	fi
+	rm -f /tmp/faults.leaks
+}
+
+[ ! -e $KMEMLEAK ] || echo scan=off >$KMEMLEAK
+inject 0
+expect_begin
+(sweep disksize) 3>/tmp/faults.sweep
+read -r n tried failed tolerated bad </tmp/faults.sweep
+expect_end
+ktap_print_msg "disksize: $((n - 1)) allocations in the path, $tried tried, $failed failed, $tolerated absorbed the failure (${SECONDS} s so far)"
+check_eq "disksize with one of its allocations failing ($tried of them): nothing left initialised" 0 "$bad"
+check "disksize fails when an allocation fails, succeeds when none does" \
+	test "$n" -le 5000 -a "$failed" -gt 0
+expect_begin
+(sweep hot_add) 3>/tmp/faults.sweep
+read -r n tried failed tolerated bad </tmp/faults.sweep
+expect_end
+ktap_print_msg "hot_add: $((n - 1)) allocations in the path, $tried tried, $failed failed, $tolerated absorbed the failure (${SECONDS} s so far)"
+check_eq "hot_add with one of its allocations failing ($tried of them): no device left behind" 0 "$bad"
+check "hot_add fails when an allocation fails, succeeds when none does" \
+	test "$n" -le 5000 -a "$failed" -gt 0
+inject_off
+slub_name_leaks_only
+
+# One write per block under injection. Blocks cycle through four kinds: random, compressible
+# text naming the block, same-filled with a word naming the block, half text half random.
+blocks=128
+pattern=/tmp/faults.pattern
+for i in $(seq 0 $((blocks - 1))); do
+	case $((i % 4)) in
+	0) head -c $BLOCK /dev/urandom ;;
+	1) yes "zram_rs fault injection, block $i" | head -c $BLOCK ;;
+	2) yes "$(printf '%07d' "$i")" | head -c $BLOCK ;;
+	3)
+		yes "block $i" | head -c $((BLOCK / 2))
+		head -c $((BLOCK / 2)) /dev/urandom
+		;;
+	esac
+done >$pattern
+head -c $((blocks * BLOCK)) /dev/zero >/tmp/faults.zero
+echo $((4 << 20)) >"$z/disksize"
+declare -a result dd_said driver_saw
+ok=0 eio=0 other=0
+kmsg_mark writes
+inject 20
+expect_begin
+for i in $(seq 0 $((blocks - 1))); do
+	# What the driver counted during this write (builtins only: this shell's allocations do
+	# not fail, but nothing here should add to the log either).
+	read -r -a io_before <"$z/io_stat"
+	read -r -a mm_before <"$z/mm_stat"
+	write_block "$i"
+	read -r -a io_after <"$z/io_stat"
+	read -r -a mm_after <"$z/mm_stat"
+	driver_saw[i]="failed_writes +$((io_after[1] - io_before[1])), orig_data_size ${mm_before[0]} -> ${mm_after[0]}"
+	if [ $dd_status = 0 ]; then
+		result[i]=ok ok=$((ok + 1))
+		dd_said[i]=$(tr '\n' ';' </tmp/faults.err)
+	elif grep -q 'Input/output error' /tmp/faults.err; then
+		result[i]=eio eio=$((eio + 1))
+	else
+		result[i]=other other=$((other + 1))
+	fi
+done
+inject_off
+expect_end
+ktap_print_msg "$blocks block writes under injection: $ok succeeded, $eio EIO, $other failed otherwise; io_stat: $(cat "$z/io_stat")"
+check "writes under injection: some succeeded ($ok), some failed in the driver with EIO ($eio)" \
+	test $ok -gt 0 -a $eio -gt 0
+# dd's message can be lost (writing it may fail too), so only a range is known.
+failed_writes=$(field 2 "$z/io_stat")
+check "failed_writes ($failed_writes) counts the writes that failed with EIO ($eio) and at most the other failed ones ($other)" \
+	test "$failed_writes" -ge $eio -a "$failed_writes" -le $((eio + other))
+
+# differing A B: the numbers of the blocks in which files A and B differ.
+differing() {
+	cmp -l "$1" "$2" 2>/dev/null | awk -v b=$BLOCK '{ k = int(($1 - 1) / b); if (!(k in s)) { s[k] = 1; print k } }'
+}
+dd if=$dev of=/tmp/faults.back bs=$BLOCK count=$blocks iflag=direct 2>/dev/null
+declare -A unlike_pattern=() nonzero=()
+for i in $(differing /tmp/faults.back $pattern); do unlike_pattern[$i]=1; done
+for i in $(differing /tmp/faults.back /tmp/faults.zero); do nonzero[$i]=1; done
+wrong=0
+declare -A stored_pages=()
+for i in $(seq 0 $((blocks - 1))); do
+	case ${result[i]} in
+	ok) bad_block=${unlike_pattern[$i]:-} ;;
+	eio) bad_block=${nonzero[$i]:-} ;;
+	# Failed before or after its write reached the driver: either content, nothing else.
+	*) bad_block=$([ -n "${unlike_pattern[$i]:-}" ] && [ -n "${nonzero[$i]:-}" ] && echo 1) ;;
+	esac
+	if [ -n "$bad_block" ]; then
+		wrong=$((wrong + 1))
+		ktap_print_msg "block $i (write: ${result[i]}${dd_said[i]:+, dd: ${dd_said[i]}}; driver: ${driver_saw[i]}) reads $(od -An -tx1 -N16 -j $((i * BLOCK)) /tmp/faults.back | tr -s ' ')..., written $(od -An -tx1 -N16 -j $((i * BLOCK)) $pattern | tr -s ' ')..."
+	fi
+	[ -z "${nonzero[$i]:-}" ] || stored_pages[$((i * BLOCK / PAGE))]=1
+done
+# What the kernel said about the writes, when a block is wrong (the block layer's own messages).
+[ $wrong = 0 ] || kmsg_since writes | grep -v 'zram_rs-test' | tail -n 30 | sed 's/^/# kernel: /'
+check_eq "every block reads back as written if its write succeeded, as before (zeros) if it failed" \
+	0 $wrong
+
+check_eq "orig_data_size counts exactly the pages stored" $((${#stored_pages[@]} * PAGE)) \
+	"$(field 1 "$z/mm_stat")"
+blkdiscard $dev
+check_eq "all discarded: orig_data_size compr_data_size same_pages huge_pages" "0 0 0 0" \
+	"$(awk '{ print $1, $2, $6, $8 }' "$z/mm_stat")"
+
+# Swap: memfill, in a memory cgroup that keeps a third of what it fills, so that the cgroup's
+# reclaim swaps its pages out from its own context, while its allocations fail, those of the
+# swap writes included. memfill makes itself a failing task once it has mapped its memory: its
+# exec must not fail (past exec's point of no return a failure is a SIGSEGV).
+echo 1 >"$z/reset"
+echo 1G >"$z/disksize"
+mkswap $dev >/dev/null
+swapon $dev
+cg=/sys/fs/cgroup/zram_rs_faults
+echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+mkdir -p $cg
+# memory.high, not memory.max: with a fifth of the swap writes failing, reclaim falls behind
+# at times, and memory.max would then OOM-kill memfill; past memory.high it is throttled.
+echo 48M >$cg/memory.high
+failed_writes=$(field 2 "$z/io_stat")
+inject 20
+expect_begin
+MEMFILL_MAKE_IT_FAIL=1 bash -c "echo \$\$ >$cg/cgroup.procs && exec memfill 144 1" \
+	>/tmp/memfill.out 2>&1 &
+pid=$!
+wait $pid
+rc=$?
+inject_off
+expect_end
+sed 's/^/# /' /tmp/memfill.out
+ktap_print_msg "memfill exit status: $rc"
+ktap_print_msg "io_stat after memfill: $(cat "$z/io_stat"); mm_stat: $(cat "$z/mm_stat")"
+check "memfill under injection: 144 MiB in a 48 MiB cgroup, every page verified" test $rc = 0
+check "swap writes failed under injection" test "$(field 2 "$z/io_stat")" -gt "$failed_writes"
+check "swapoff after injection" swapoff $dev
+check_eq "every slot freed but the swap header" "$PAGE" "$(field 1 "$z/mm_stat")"
+rmdir $cg
+
+rm -f $pattern /tmp/faults.* /tmp/memfill.out
+[ ! -e $KMEMLEAK ] || echo scan=on >$KMEMLEAK
+zram_unload
+finish
