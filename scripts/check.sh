@@ -38,7 +38,7 @@ build_log=$(mktemp)
 ZRAM_RS_REBUILD=1 "$here/module.sh" CLIPPY=1 >"$build_log" 2>&1
 rc=$?
 # Any diagnostic fails: rustc/clippy ("warning: ..."), clang on the C shim
-# ("src/shim.c:N:M: warning: ..."), modpost ("WARNING: modpost: ..."), and any error; against a
+# ("src/kapi/shim.c:N:M: warning: ..."), modpost ("WARNING: modpost: ..."), and any error; against a
 # tree only prepared for modules, but modpost's unresolved symbols and missing Module.symvers.
 if [ "$KERNEL_PREPARED_ONLY" != 0 ]; then
 	sed -i -E -e "/^WARNING: modpost: .*: symbol '.*' undefined!$/d" \

@@ -203,34 +203,32 @@ static SAME_DETECTION: DeviceAttribute<Zram> = DeviceAttribute::new(
     Some(same_detection_store),
 );
 
-/// 6.12's `max_comp_streams`; 7.3 has none, and its place at the end of [`LIST`] is then a
-/// second terminator, which sysfs never reaches.
+/// 6.12's `max_comp_streams`; 7.3 has none.
 #[cfg(not(zram_abi_7_3))]
-const MAX_COMP_STREAMS_ENTRY: AttrPtr = AttrPtr::of(&MAX_COMP_STREAMS);
+const MAX_COMP_STREAMS_ENTRY: Option<AttrPtr<Zram>> = Some(AttrPtr::of(&MAX_COMP_STREAMS));
 #[cfg(zram_abi_7_3)]
-const MAX_COMP_STREAMS_ENTRY: AttrPtr = AttrPtr::NULL;
+const MAX_COMP_STREAMS_ENTRY: Option<AttrPtr<Zram>> = None;
 
 /// C zram's attributes, zram_rs's extensions, then the one that only 6.12 has. (The order
 /// only decides the order of creation: sysfs lists a directory sorted by its own hash.)
-static LIST: AttributeList<16> = AttributeList([
-    AttrPtr::of(&DISKSIZE),
-    AttrPtr::of(&INITSTATE),
-    AttrPtr::of(&RESET),
-    AttrPtr::of(&COMPACT),
-    AttrPtr::of(&MEM_LIMIT),
-    AttrPtr::of(&MEM_USED_MAX),
-    AttrPtr::of(&IDLE),
-    AttrPtr::of(&COMP_ALGORITHM),
-    AttrPtr::of(&IO_STAT),
-    AttrPtr::of(&MM_STAT),
-    AttrPtr::of(&DEBUG_STAT),
-    AttrPtr::of(&ALGORITHM_PARAMS),
-    AttrPtr::of(&SAME_STAT),
-    AttrPtr::of(&SAME_DETECTION),
+static LIST: AttributeList<Zram, 15> = AttributeList::new([
+    Some(AttrPtr::of(&DISKSIZE)),
+    Some(AttrPtr::of(&INITSTATE)),
+    Some(AttrPtr::of(&RESET)),
+    Some(AttrPtr::of(&COMPACT)),
+    Some(AttrPtr::of(&MEM_LIMIT)),
+    Some(AttrPtr::of(&MEM_USED_MAX)),
+    Some(AttrPtr::of(&IDLE)),
+    Some(AttrPtr::of(&COMP_ALGORITHM)),
+    Some(AttrPtr::of(&IO_STAT)),
+    Some(AttrPtr::of(&MM_STAT)),
+    Some(AttrPtr::of(&DEBUG_STAT)),
+    Some(AttrPtr::of(&ALGORITHM_PARAMS)),
+    Some(AttrPtr::of(&SAME_STAT)),
+    Some(AttrPtr::of(&SAME_DETECTION)),
     MAX_COMP_STREAMS_ENTRY,
-    AttrPtr::NULL,
 ]);
-static GROUP: AttributeGroup = AttributeGroup::new(&LIST);
+static GROUP: AttributeGroup<Zram> = AttributeGroup::new(&LIST);
 
 /// The attribute groups every zram_rs disk is added with.
-pub(crate) static GROUPS: AttributeGroups = AttributeGroups::new(&GROUP);
+pub(crate) static GROUPS: AttributeGroups<Zram> = AttributeGroups::new(&GROUP);

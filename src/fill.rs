@@ -51,10 +51,13 @@ mod aarch64 {
             core::arch::asm!("mrs {}, dczid_el0", out(reg) dczid, options(nomem, nostack, preserves_flags))
         };
         // Bit 4 (DZP) prohibits DC ZVA; bits 3:0 are log2 of the block size in 4-byte words.
-        if dczid & (1 << 4) != 0 {
+        // A block of less than two words (never seen: the architecture's minimum in practice
+        // is 16 bytes) is not worth it, and would stall the loop below.
+        let block = 4usize << (dczid & 0xf);
+        if dczid & (1 << 4) != 0 || block < 16 {
             None
         } else {
-            Some(4 << (dczid & 0xf))
+            Some(block)
         }
     }
 
@@ -166,9 +169,11 @@ fn fill_unaligned(dst: &mut [u8], page_offset: usize, word: u64) {
         *byte = pattern[(phase + i) % WORD];
     }
     let words = (len - head) / WORD;
-    // SAFETY: `dst[head..]` holds at least `words * 8` bytes, and its start is 8-aligned: when
-    // `head < len`, `head` was chosen to reach an 8-aligned address.
-    unsafe { memset64(dst.as_mut_ptr().add(head).cast::<u64>(), word, words) };
+    if words != 0 {
+        // SAFETY: `dst[head..]` holds at least `words * 8 > 0` bytes, so `head < len`, and
+        // then `head` was chosen to reach an 8-aligned address.
+        unsafe { memset64(dst.as_mut_ptr().add(head).cast::<u64>(), word, words) };
+    }
     let tail = head + words * WORD;
     for (i, byte) in dst[tail..].iter_mut().enumerate() {
         *byte = pattern[(phase + tail + i) % WORD];

@@ -15,7 +15,7 @@
 
 use crate::kapi::lockdep::LockdepMap;
 use crate::kapi::zspool::{ZsHandle, ZsPool};
-use crate::kapi::{c, c_zram, cpu, mem};
+use crate::kapi::{c_zram, cpu, mem};
 use crate::slot::{self, SlotContent};
 use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicU32, Ordering};
@@ -36,12 +36,16 @@ pub(crate) const PAGE_SIZE: usize = Layout::PAGE_SIZE;
 const _: () = assert!(PAGE_SIZE == kernel::page::PAGE_SIZE);
 // C zram's own layout, where the kernel tree has its header (see `c_layout.c`).
 const _: () = assert!(
-    c::HAVE_ZRAM_DRV_H == 0
-        || (Layout::FLAG_SHIFT as i64 == c::ZRAM_FLAG_SHIFT
-            && Layout::SAME == 1 << c::ZRAM_SAME
-            && Layout::HUGE == 1 << c::ZRAM_HUGE
-            && Layout::IDLE == 1 << c::ZRAM_IDLE
-            && c::NR_ZRAM_PAGEFLAGS <= 30),
+    match c_zram::FLAGS {
+        None => true,
+        Some(c) => {
+            Layout::FLAG_SHIFT as i64 == c.flag_shift
+                && Layout::SAME as i64 == 1 << c.same
+                && Layout::HUGE as i64 == 1 << c.huge
+                && Layout::IDLE as i64 == 1 << c.idle
+                && c.count <= 30
+        }
+    },
     "the slot layout differs from C zram's"
 );
 

@@ -6,7 +6,8 @@
 //!
 //! # Locking
 //!
-//! Lock order: `init_lock` (a mutex; disksize, reset, algorithm and limit changes) → `storage`
+//! Lock order: `init_lock` (a mutex; disksize, reset, algorithm and limit changes, `idle`,
+//! `compact`; reading `disksize` or `initstate` does not take it) → `storage`
 //! (a spinlock held only to clone or swap the `Arc` of the initialised state) → a compression
 //! stream (a sleeping wait in `StreamPool`; under a slot lock only `try_get`, which never
 //! waits) → a slot lock (`table.rs`) → zsmalloc's own locks.
@@ -188,9 +189,13 @@ impl Zram {
         self.storage.lock().clone()
     }
 
-    /// The disk size in bytes, 0 when not initialised.
+    /// The disk size in bytes, 0 when not initialised. Without `init_lock`, as C reads it: a
+    /// reader does not wait for a `reset` or an initialisation in progress.
     pub(crate) fn disksize(&self) -> u64 {
-        self.init_lock.lock().disksize
+        // No overflow: the table has `disksize / PAGE_SIZE` slots.
+        self.storage().map_or(0, |s| {
+            (s.pages.pages() as u64).saturating_mul(PAGE_SIZE as u64)
+        })
     }
 
     /// Initialises the device with `requested` bytes (rounded up to whole pages): allocates the
@@ -388,7 +393,9 @@ impl Zram {
     }
 
     /// `idle`: marks every slot holding an object as idle; `EINVAL` when not initialised.
+    /// Under `init_lock`, as C: a `reset` waits for it.
     pub(crate) fn mark_all_idle(&self) -> Result {
+        let _config = self.init_lock.lock();
         let storage = self.storage().ok_or(EINVAL)?;
         for index in 0..storage.pages.pages() {
             if let Some(mut slot) = storage.pages.lock(index) {
@@ -398,8 +405,10 @@ impl Zram {
         Ok(())
     }
 
-    /// Runs pool compaction; `EINVAL` when not initialised.
+    /// Runs pool compaction; `EINVAL` when not initialised. Under `init_lock`, as C: a `reset`
+    /// waits for it, and then frees the pool itself.
     pub(crate) fn compact(&self) -> Result {
+        let _config = self.init_lock.lock();
         let storage = self.storage().ok_or(EINVAL)?;
         storage.pages.pool().compact();
         Ok(())

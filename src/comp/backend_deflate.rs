@@ -3,15 +3,14 @@
 //! `backend_deflate.c`), at a level, zlib's default by default. A stream holds a deflate and
 //! an inflate stream, so readers need a stream.
 
-use super::{libraries_built, Backend, Decompressor, Params};
+use super::{backend_built, Backend, Decompressor, Params};
 use crate::algorithm::NO_LEVEL;
 use crate::kapi::zlib;
-use kernel::ffi::c_int;
 use kernel::prelude::*;
 
 /// Raw deflate (negative: no zlib header) with an 11-bit window, unless `deflate.winbits`
 /// (7.x) asks for another: -15 to -9 raw, 9 to 15 with zlib's header.
-const WINDOW_BITS: c_int = -11;
+const WINDOW_BITS: i32 = -11;
 
 /// `deflate`.
 pub(crate) struct Deflate;
@@ -30,7 +29,11 @@ fn decompress(context: &mut DeflateContext, src: &[u8], dst: &mut [u8]) -> Resul
 
 impl Backend for Deflate {
     const NAME: &'static str = "deflate";
-    const AVAILABLE: bool = libraries_built!(CONFIG_ZLIB_DEFLATE, CONFIG_ZLIB_INFLATE);
+    const AVAILABLE: bool = backend_built!(
+        CONFIG_ZRAM_BACKEND_DEFLATE,
+        CONFIG_ZLIB_DEFLATE,
+        CONFIG_ZLIB_INFLATE
+    );
     type Context = DeflateContext;
     const DECOMPRESSOR: Decompressor<DeflateContext> = Decompressor::WithContext(decompress);
 

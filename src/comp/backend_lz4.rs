@@ -2,7 +2,7 @@
 //! lz4: LZ4 with the level as its acceleration factor, 1 by default (C's `backend_lz4.c`,
 //! without dictionaries). Decompresses without a stream.
 
-use super::{libraries_built, Backend, Decompressor, Params};
+use super::{backend_built, Backend, Decompressor, Params};
 use crate::kapi::lz4;
 use kernel::prelude::*;
 
@@ -11,7 +11,11 @@ pub(crate) struct Lz4;
 
 impl Backend for Lz4 {
     const NAME: &'static str = "lz4";
-    const AVAILABLE: bool = libraries_built!(CONFIG_LZ4_COMPRESS, CONFIG_LZ4_DECOMPRESS);
+    const AVAILABLE: bool = backend_built!(
+        CONFIG_ZRAM_BACKEND_LZ4,
+        CONFIG_LZ4_COMPRESS,
+        CONFIG_LZ4_DECOMPRESS
+    );
     type Context = lz4::Compressor;
     const DECOMPRESSOR: Decompressor<lz4::Compressor> = Decompressor::Stateless(lz4::decompress);
 

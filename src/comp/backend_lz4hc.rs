@@ -2,7 +2,7 @@
 //! lz4hc: LZ4HC at a level, 9 by default (C's `backend_lz4hc.c`, without dictionaries). Its
 //! output is LZ4's, so it decompresses with LZ4's decoder, without a stream.
 
-use super::{libraries_built, Backend, Decompressor, Params};
+use super::{backend_built, Backend, Decompressor, Params};
 use crate::kapi::lz4;
 use kernel::prelude::*;
 
@@ -11,7 +11,11 @@ pub(crate) struct Lz4hc;
 
 impl Backend for Lz4hc {
     const NAME: &'static str = "lz4hc";
-    const AVAILABLE: bool = libraries_built!(CONFIG_LZ4HC_COMPRESS, CONFIG_LZ4_DECOMPRESS);
+    const AVAILABLE: bool = backend_built!(
+        CONFIG_ZRAM_BACKEND_LZ4HC,
+        CONFIG_LZ4HC_COMPRESS,
+        CONFIG_LZ4_DECOMPRESS
+    );
     type Context = lz4::HcCompressor;
     const DECOMPRESSOR: Decompressor<lz4::HcCompressor> = Decompressor::Stateless(lz4::decompress);
 

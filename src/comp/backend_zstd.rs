@@ -3,7 +3,7 @@
 //! chooses for one page (C's `backend_zstd.c`, without dictionaries). A stream holds a
 //! compression and a decompression context, so readers need a stream.
 
-use super::{libraries_built, Backend, Decompressor, Params};
+use super::{backend_built, Backend, Decompressor, Params};
 use crate::kapi::zstd;
 use kernel::prelude::*;
 
@@ -23,7 +23,11 @@ fn decompress(context: &mut ZstdContext, src: &[u8], dst: &mut [u8]) -> Result<u
 
 impl Backend for Zstd {
     const NAME: &'static str = "zstd";
-    const AVAILABLE: bool = libraries_built!(CONFIG_ZSTD_COMPRESS, CONFIG_ZSTD_DECOMPRESS);
+    const AVAILABLE: bool = backend_built!(
+        CONFIG_ZRAM_BACKEND_ZSTD,
+        CONFIG_ZSTD_COMPRESS,
+        CONFIG_ZSTD_DECOMPRESS
+    );
     type Context = ZstdContext;
     const DECOMPRESSOR: Decompressor<ZstdContext> = Decompressor::WithContext(decompress);
 
@@ -37,7 +41,7 @@ impl Backend for Zstd {
 
     fn create(params: Params) -> Result<ZstdContext> {
         Ok(ZstdContext {
-            compress: zstd::CompressContext::new(params.level, kernel::bindings::PAGE_SIZE as u64)?,
+            compress: zstd::CompressContext::new(params.level, kernel::page::PAGE_SIZE as u64)?,
             decompress: zstd::DecompressContext::new()?,
         })
     }

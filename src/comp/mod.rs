@@ -9,7 +9,8 @@
 //! Dispatch is static: the table generates a `match` over the backends for each operation, so
 //! a page costs no indirect call and no allocation. Adding an algorithm takes a backend file
 //! (and its `mod` line) and one entry in the table. An algorithm is offered only when the
-//! kernel was built with its libraries (the kernel's `CONFIG_*` cfgs).
+//! kernel offers it: C zram's `CONFIG_ZRAM_BACKEND_*` where C zram is configured, else its
+//! libraries (the kernel's `CONFIG_*` cfgs).
 
 mod backend_842;
 mod backend_deflate;
@@ -30,19 +31,25 @@ use kernel::new_mutex;
 use kernel::prelude::*;
 use kernel::sync::{CondVar, Mutex};
 
-const PAGE_SIZE: usize = kernel::bindings::PAGE_SIZE;
+const PAGE_SIZE: usize = kernel::page::PAGE_SIZE;
 
-/// Whether the kernel has a compressor and its decompressor library, built in or as modules:
-/// a backend's [`Backend::AVAILABLE`].
-macro_rules! libraries_built {
-    ($compress:ident, $decompress:ident) => {
-        cfg!(all(
-            any($compress, $compress = "m"),
-            any($decompress, $decompress = "m")
+/// A backend's [`Backend::AVAILABLE`]: on a kernel configured with C zram, whether C zram
+/// offers the algorithm there (its `CONFIG_ZRAM_BACKEND_*` option), so that both drivers list
+/// the same algorithms; on one without, whether the kernel has the compressor and its
+/// decompressor library, built in or as modules.
+macro_rules! backend_built {
+    ($backend:ident, $compress:ident, $decompress:ident) => {
+        cfg!(any(
+            all(any(CONFIG_ZRAM, CONFIG_ZRAM = "m"), $backend),
+            all(
+                not(any(CONFIG_ZRAM, CONFIG_ZRAM = "m")),
+                any($compress, $compress = "m"),
+                any($decompress, $decompress = "m")
+            )
         ))
     };
 }
-use libraries_built;
+use backend_built;
 
 /// What `algorithm_params` set for a compressor (C's `struct zcomp_params`, without the
 /// dictionary, which zram_rs does not load yet): each [`NO_LEVEL`] when not set.
@@ -59,7 +66,7 @@ pub(crate) struct Params {
 pub(crate) trait Backend {
     /// The name user space writes to and reads from `comp_algorithm`.
     const NAME: &'static str;
-    /// Whether the running kernel has the libraries ([`libraries_built!`]).
+    /// Whether the algorithm is offered on this kernel ([`backend_built!`]).
     const AVAILABLE: bool;
     /// A stream's state: the library's work memory or contexts, and the level.
     type Context: Send;
@@ -142,7 +149,7 @@ fn check_level(name: &str, params: Params, levels: core::ops::RangeInclusive<i32
 }
 
 /// A context of backend `B` with `params` ([`NO_LEVEL`] for a default); `EINVAL` when the
-/// kernel lacks the backend's libraries. On the 7.3 ABI the parameters are checked first, as C
+/// kernel does not offer the backend. On the 7.3 ABI the parameters are checked first, as C
 /// 7.x does when a device is initialised.
 fn create<B: Backend>(params: Params) -> Result<B::Context> {
     if !B::AVAILABLE {
@@ -183,7 +190,7 @@ macro_rules! backends {
         }
 
         impl Algorithm {
-            /// Whether the running kernel has the algorithm's libraries.
+            /// Whether the algorithm is offered on this kernel.
             fn available(self) -> bool {
                 match self {
                     $(Self::$backend => <$file::$backend as Backend>::AVAILABLE,)+
@@ -257,11 +264,26 @@ backends![
 ];
 
 impl Algorithm {
-    /// The default, as in C zram's default configuration.
-    pub(crate) const DEFAULT: Algorithm = Algorithm::LzoRle;
+    /// The default: C zram's (`CONFIG_ZRAM_DEF_COMP`) on a kernel configured with it, so that
+    /// both drivers start from the same algorithm; lzo-rle, C zram's own default, otherwise.
+    pub(crate) const DEFAULT: Algorithm = if cfg!(CONFIG_ZRAM_DEF_COMP_LZO) {
+        Algorithm::Lzo
+    } else if cfg!(CONFIG_ZRAM_DEF_COMP_LZ4) {
+        Algorithm::Lz4
+    } else if cfg!(CONFIG_ZRAM_DEF_COMP_LZ4HC) {
+        Algorithm::Lz4hc
+    } else if cfg!(CONFIG_ZRAM_DEF_COMP_ZSTD) {
+        Algorithm::Zstd
+    } else if cfg!(CONFIG_ZRAM_DEF_COMP_DEFLATE) {
+        Algorithm::Deflate
+    } else if cfg!(CONFIG_ZRAM_DEF_COMP_842) {
+        Algorithm::Sw842
+    } else {
+        Algorithm::LzoRle
+    };
 }
 
-/// Whether the running kernel has `algorithm`'s libraries.
+/// Whether `algorithm` is offered on this kernel.
 pub(crate) fn available(algorithm: Algorithm) -> bool {
     algorithm.available()
 }

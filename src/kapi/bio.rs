@@ -112,7 +112,10 @@ impl Bio<'_> {
         self.walk::<false>(|piece, ptr| {
             // SAFETY: `walk` passes a mapping of `piece.len` bytes valid during this call. A
             // write's pages may be shared (the zero page of a zeroout, say) and are only read:
-            // a shared slice.
+            // a shared slice. One exception is accepted, as everywhere in the block layer: an
+            // O_DIRECT write's pages are user memory that another thread may change while the
+            // bio is in flight; the driver then stores some version of the bytes and never
+            // relies on two reads of them agreeing (see `Zram::compress_into_object`).
             f(piece, unsafe {
                 core::slice::from_raw_parts(ptr, piece.len)
             })
@@ -126,7 +129,10 @@ impl Bio<'_> {
     ) -> Result {
         self.walk::<true>(|piece, ptr| {
             // SAFETY: `walk` passes a mapping of `piece.len` bytes valid during this call; a
-            // read's buffer is the reader's alone until the bio completes.
+            // read's buffer is the reader's alone until the bio completes, but for the accepted
+            // exception of an O_DIRECT read into user memory that another thread touches
+            // meanwhile (its bytes are then undefined to that thread, as with C drivers); the
+            // driver only writes the slice.
             f(piece, unsafe {
                 core::slice::from_raw_parts_mut(ptr, piece.len)
             })

@@ -155,8 +155,10 @@ static mut DISK_LOCK_KEY: bindings::lock_class_key = unsafe { core::mem::zeroed(
 /// # Invariants
 ///
 /// `raw` is a gendisk that was added with `device_add_disk()` and whose `private_data` points to
-/// `*data` and `fops` to `driver.fops`; both outlive the disk because `Drop` deletes the disk
-/// before the fields are dropped.
+/// `*data` and `fops` to `driver.fops`; both outlive the disk's deletion, because `Drop` deletes
+/// the disk before the fields are dropped. (The gendisk object itself may be released later,
+/// by the last holder of a reference; that release reads only `fops->free_disk`, which is NULL
+/// and in the table the registry's driver keeps until the module's exit, as C's static table.)
 pub(crate) struct GenDisk<T: DiskOps> {
     raw: NonNull<bindings::gendisk>,
     data: Pin<KBox<DiskData<T>>>,
@@ -197,7 +199,7 @@ impl<T: DiskOps> GenDisk<T> {
         minor: u32,
         name: core::fmt::Arguments<'_>,
         ops: impl PinInit<T>,
-        groups: &'static AttributeGroups,
+        groups: &'static AttributeGroups<T>,
     ) -> Result<Self> {
         let data = KBox::pin_init(
             pin_init!(DiskData {

@@ -40,7 +40,8 @@ pub(crate) type StoreFn<T> = fn(&T, DiskRef<'_, T>, &[u8]) -> Result;
 /// # Invariants
 ///
 /// `raw.show` / `raw.store` are the trampolines of this type exactly when `show` / `store` are
-/// set; the structure is only registered through [`AttributeList`] for disks of driver `T`.
+/// set; the structure is only registered through an `AttributeList<T, _>`, which only disks of
+/// driver `T` take.
 #[repr(C)]
 pub(crate) struct DeviceAttribute<T: DiskOps> {
     raw: UnsafeCell<bindings::device_attribute>,
@@ -97,9 +98,9 @@ impl<T: DiskOps> DeviceAttribute<T> {
     }
 }
 
-impl AttrPtr {
+impl<T: DiskOps> AttrPtr<T> {
     /// The entry for the static attribute `attr`.
-    pub(crate) const fn of<T: DiskOps>(attr: &'static DeviceAttribute<T>) -> Self {
+    pub(crate) const fn of(attr: &'static DeviceAttribute<T>) -> Self {
         // `DeviceAttribute` is `repr(C)` with the `device_attribute` (whose first field is the
         // `attribute`) first, so the pointers coincide.
         Self::new(
@@ -127,15 +128,16 @@ unsafe fn rust_attribute<'a, T: DiskOps>(
 ///
 /// # Safety
 ///
-/// Called by sysfs for an attribute registered through an [`AttributeList`] on a disk of
-/// driver `T`, with a `PAGE_SIZE` buffer.
+/// Called by sysfs for an attribute registered through an `AttributeList<T, _>`, i.e. on a
+/// disk of driver `T` (`GenDisk::<T>::add` takes only `AttributeGroups<T>`), with a
+/// `PAGE_SIZE` buffer.
 unsafe extern "C" fn show_callback<T: DiskOps>(
     dev: *mut bindings::device,
     attr: *mut bindings::device_attribute,
     buf: *mut c_char,
 ) -> isize {
-    // SAFETY: sysfs calls this only for attributes registered through `AttributeList`, i.e. a
-    // static `DeviceAttribute<T>` of a disk of driver `T`, with a `PAGE_SIZE` buffer.
+    // SAFETY: sysfs calls this only for attributes registered through an `AttributeList<T, _>`,
+    // i.e. a static `DeviceAttribute<T>` of a disk of driver `T`, with a `PAGE_SIZE` buffer.
     let (attribute, disk, data, page) = unsafe {
         let (disk, data) = DiskRef::<T>::from_sysfs_device(dev);
         (

@@ -34,11 +34,36 @@ pub(crate) mod c_zram {
     /// See above.
     #[cfg(zram_abi_7_3)]
     pub(crate) const HUGE_FLAG: u32 = 4;
-}
 
-/// The kernel's values of C zram's own constants (`zram_drv.h`), where the tree has the header
-/// (`HAVE_ZRAM_DRV_H` is 1), for build-time checks of the slot layout.
-pub(crate) use ffi::c;
+    /// Bit numbers of C zram's page flags in this kernel's `zram_drv.h`.
+    pub(crate) struct Flags {
+        /// `ZRAM_FLAG_SHIFT`.
+        pub(crate) flag_shift: i64,
+        /// `ZRAM_SAME`.
+        pub(crate) same: i64,
+        /// `ZRAM_HUGE`.
+        pub(crate) huge: i64,
+        /// `ZRAM_IDLE`.
+        pub(crate) idle: i64,
+        /// `__NR_ZRAM_PAGEFLAGS`.
+        pub(crate) count: i64,
+    }
+
+    use super::ffi::c;
+    /// C zram's flags where the tree has its header, for build-time checks of the slot layout
+    /// (`table.rs`); `None` where it has not.
+    pub(crate) const FLAGS: Option<Flags> = if c::HAVE_ZRAM_DRV_H == 0 {
+        None
+    } else {
+        Some(Flags {
+            flag_shift: c::ZRAM_FLAG_SHIFT,
+            same: c::ZRAM_SAME,
+            huge: c::ZRAM_HUGE,
+            idle: c::ZRAM_IDLE,
+            count: c::NR_ZRAM_PAGEFLAGS,
+        })
+    };
+}
 
 /// The `num_devices` module parameter (declared in `shim.c`).
 pub(crate) fn num_devices_param() -> u32 {

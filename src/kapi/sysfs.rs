@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-//! sysfs tables and buffers: [`AttributeList`], [`AttributeGroup`] and [`AttributeGroups`] are
-//! the static NULL-terminated tables `device_add_disk()` and classes take; [`SysfsBuf`] is the
-//! page a show function writes into, with `scnprintf`'s truncation. The attributes themselves
-//! are the disk's (`disk_attr.rs`) and the control class's (`class.rs`).
+//! sysfs buffers and groups: [`SysfsBuf`] is the page a show function writes into, with
+//! `scnprintf`'s truncation; [`attribute_group`] builds the C group around an attribute table.
+//! The attributes and their tables are the disk's (`disk_attr.rs`) and the control class's
+//! (`class.rs`).
 
 use core::ffi::CStr;
+use core::marker::PhantomData;
 use kernel::bindings;
 use kernel::ffi::c_char;
 
@@ -49,41 +50,98 @@ impl core::fmt::Write for SysfsBuf<'_> {
     }
 }
 
-/// A pointer to a static attribute, as an entry of an [`AttributeList`].
+/// A pointer to a static attribute of driver `T` (the type its show and store functions
+/// expect), as an entry of an [`AttributeList`].
 #[repr(transparent)]
-pub(crate) struct AttrPtr(*mut bindings::attribute);
+pub(crate) struct AttrPtr<T>(*mut bindings::attribute, PhantomData<fn() -> T>);
 
 // SAFETY: points to a static attribute that sysfs only reads.
-unsafe impl Sync for AttrPtr {}
+unsafe impl<T> Sync for AttrPtr<T> {}
 
-impl AttrPtr {
+impl<T> AttrPtr<T> {
     /// The entry for a static attribute: `attr` points to an `attribute` (or to a structure
-    /// starting with one) that lives as long as the module.
+    /// starting with one) of driver `T` that lives as long as the module.
     pub(super) const fn new(attr: *mut bindings::attribute) -> Self {
-        Self(attr)
+        Self(attr, PhantomData)
     }
 
-    /// The terminating NULL entry.
-    pub(crate) const NULL: Self = Self(core::ptr::null_mut());
+    const NULL: Self = Self(core::ptr::null_mut(), PhantomData);
 }
 
-/// A NULL-terminated array of attributes; `N` counts the NULL.
-pub(crate) struct AttributeList<const N: usize>(pub(crate) [AttrPtr; N]);
+/// The attributes of driver `T` as the NULL-terminated array sysfs reads: the present entries
+/// in order, then NULLs. Terminated by construction (`end` is always NULL), and it holds only
+/// attributes of driver `T`, whose callbacks then find the data they expect.
+#[repr(C)]
+pub(crate) struct AttributeList<T, const N: usize> {
+    attrs: [AttrPtr<T>; N],
+    end: AttrPtr<T>,
+}
 
-/// One unnamed `attribute_group`.
-pub(crate) struct AttributeGroup(bindings::attribute_group);
+impl<T, const N: usize> AttributeList<T, N> {
+    /// The list of the present `entries`, in their order; an absent one (an attribute this
+    /// kernel's ABI does not have) takes no place among them.
+    pub(crate) const fn new(entries: [Option<AttrPtr<T>>; N]) -> Self {
+        let mut attrs = [Self::NULL_ENTRY; N];
+        let mut i = 0;
+        let mut present = 0;
+        while i < N {
+            if let Some(entry) = &entries[i] {
+                attrs[present] = AttrPtr::new(entry.0);
+                present += 1;
+            }
+            i += 1;
+        }
+        Self {
+            attrs,
+            end: AttrPtr::NULL,
+        }
+    }
+
+    const NULL_ENTRY: AttrPtr<T> = AttrPtr::NULL;
+}
+
+/// One unnamed `attribute_group` of the attributes of driver `T`.
+pub(crate) struct AttributeGroup<T>(bindings::attribute_group, PhantomData<fn() -> T>);
 
 // SAFETY: points to static data that sysfs only reads.
-unsafe impl Sync for AttributeGroup {}
+unsafe impl<T> Sync for AttributeGroup<T> {}
 
-impl AttributeGroup {
-    /// A group of the attributes in `list`, which must end with [`AttrPtr::NULL`].
-    pub(crate) const fn new<const N: usize>(list: &'static AttributeList<N>) -> Self {
-        Self(attribute_group(
-            core::ptr::from_ref(&list.0)
-                .cast_mut()
-                .cast::<*mut bindings::attribute>(),
-        ))
+impl<T> AttributeGroup<T> {
+    /// A group of the attributes in `list`.
+    pub(crate) const fn new<const N: usize>(list: &'static AttributeList<T, N>) -> Self {
+        // `AttributeList` is `repr(C)`: `attrs` then `end` (NULL) form one array of pointers.
+        Self(
+            attribute_group(
+                core::ptr::from_ref(list)
+                    .cast_mut()
+                    .cast::<*mut bindings::attribute>(),
+            ),
+            PhantomData,
+        )
+    }
+}
+
+/// The NULL-terminated group list a disk of driver `T` is added with.
+pub(crate) struct AttributeGroups<T>(
+    [*const bindings::attribute_group; 2],
+    PhantomData<fn() -> T>,
+);
+
+// SAFETY: points to static data that sysfs only reads.
+unsafe impl<T> Sync for AttributeGroups<T> {}
+
+impl<T> AttributeGroups<T> {
+    /// The list holding just `group`.
+    pub(crate) const fn new(group: &'static AttributeGroup<T>) -> Self {
+        Self(
+            [core::ptr::from_ref(&group.0), core::ptr::null()],
+            PhantomData,
+        )
+    }
+
+    /// The pointer `device_add_disk()` takes; C only reads through it.
+    pub(super) fn as_ptr(&'static self) -> *mut *const bindings::attribute_group {
+        core::ptr::from_ref(&self.0).cast_mut().cast()
     }
 }
 
@@ -103,22 +161,4 @@ pub(super) const fn attribute_group(
         group.__bindgen_anon_2.attrs = attrs;
     }
     group
-}
-
-/// The NULL-terminated group list a disk is added with.
-pub(crate) struct AttributeGroups([*const bindings::attribute_group; 2]);
-
-// SAFETY: points to static data that sysfs only reads.
-unsafe impl Sync for AttributeGroups {}
-
-impl AttributeGroups {
-    /// The list holding just `group`.
-    pub(crate) const fn new(group: &'static AttributeGroup) -> Self {
-        Self([core::ptr::from_ref(&group.0), core::ptr::null()])
-    }
-
-    /// The pointer `device_add_disk()` takes; C only reads through it.
-    pub(crate) fn as_ptr(&'static self) -> *mut *const bindings::attribute_group {
-        core::ptr::from_ref(&self.0).cast_mut().cast()
-    }
 }

@@ -7,13 +7,12 @@
 use super::{ffi, mem};
 use kernel::alloc::flags::GFP_KERNEL;
 use kernel::alloc::{KBox, VVec};
-use kernel::ffi::c_int;
 use kernel::prelude::*;
 
 /// `Z_DEFAULT_COMPRESSION`: the level used when none is asked for.
-pub(crate) const DEFAULT_COMPRESSION: c_int = ffi::Z_DEFAULT_COMPRESSION;
+pub(crate) const DEFAULT_COMPRESSION: i32 = ffi::Z_DEFAULT_COMPRESSION;
 /// `Z_BEST_COMPRESSION`: the highest level.
-pub(crate) const BEST_COMPRESSION: c_int = ffi::Z_BEST_COMPRESSION;
+pub(crate) const BEST_COMPRESSION: i32 = ffi::Z_BEST_COMPRESSION;
 
 /// A `z_stream` with nothing set but its workspace, which must stay allocated as long as the
 /// stream is used.
@@ -64,7 +63,7 @@ impl Deflate {
     /// `zlib_deflateInit2()` at `level` with `window_bits` (negative for raw deflate, without
     /// zlib's header), the largest memory level and the default strategy. `EINVAL` when zlib
     /// refuses the parameters.
-    pub(crate) fn new(level: c_int, window_bits: c_int) -> Result<Self> {
+    pub(crate) fn new(level: i32, window_bits: i32) -> Result<Self> {
         // SAFETY: computes a size; no preconditions.
         let size = unsafe { ffi::zlib_deflate_workspacesize(window_bits, ffi::MAX_MEM_LEVEL) };
         let mut workspace = mem::vzalloc(usize::try_from(size).map_err(|_| EINVAL)?)?;
@@ -139,7 +138,7 @@ unsafe impl Send for Inflate {}
 impl Inflate {
     /// `zlib_inflateInit2()` with `window_bits` (negative for raw deflate). `EINVAL` when zlib
     /// refuses it.
-    pub(crate) fn new(window_bits: c_int) -> Result<Self> {
+    pub(crate) fn new(window_bits: i32) -> Result<Self> {
         // SAFETY: computes a size; no preconditions.
         let size = unsafe { ffi::zlib_inflate_workspacesize() };
         let mut workspace = mem::vzalloc(usize::try_from(size).map_err(|_| EINVAL)?)?;
