@@ -5,6 +5,8 @@
 
 #[path = "../../src/algorithm.rs"]
 pub mod algorithm;
+#[path = "../../src/blocks.rs"]
+pub mod blocks;
 #[path = "../../src/fill.rs"]
 pub mod fill;
 #[path = "../../src/parse.rs"]
