@@ -431,7 +431,10 @@ impl<'a, T: DiskOps> DiskRef<'a, T> {
 /// # Invariants
 ///
 /// The claiming thread set `disk`'s `claimed` flag and nobody else clears it until this is
-/// dropped: the disk has no openers for the claim's whole life.
+/// dropped: the disk has no openers for the claim's whole life. With no openers, no bio of the
+/// disk is in flight and none can start: bios come only through an open block device. That
+/// is the block layer's guarantee, not this type's (C zram's `reset` relies on it the same
+/// way), and what makes [`Claim::take_io`] sound.
 pub(crate) struct Claim<'a, T: DiskOps> {
     disk: DiskRef<'a, T>,
 }
