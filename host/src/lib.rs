@@ -17,3 +17,5 @@ pub mod same;
 pub mod slot;
 #[path = "../../src/stats.rs"]
 pub mod stats;
+#[path = "../../src/writeback_args.rs"]
+pub mod writeback_args;
