@@ -75,6 +75,15 @@ impl<const PAGE_SHIFT: u32, const HUGE_FLAG: u32> Layout<PAGE_SHIFT, HUGE_FLAG> 
         }
     }
 
+    /// [`Self::encode`] of a stored object without its checks, for the write path: `handle`
+    /// and `size` come from a live pool object, whose handle is never 0 and whose size lies in
+    /// `1..=PAGE_SIZE`. (Other values would decode as another content, never as this object.)
+    #[inline(always)]
+    pub fn encode_object(handle: usize, size: usize, huge: bool) -> (usize, u32) {
+        let huge_bit = if huge { Self::HUGE } else { 0 };
+        (handle, size as u32 | huge_bit)
+    }
+
     /// Decodes the words of a slot, ignoring the lock and idle bits.
     #[inline(always)]
     pub fn decode(value: usize, flags: u32) -> SlotContent {

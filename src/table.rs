@@ -208,25 +208,26 @@ impl SlotGuard<'_> {
     }
 
     /// Frees what the slot held and stores the object `handle` (of this store's pool) in it;
-    /// returns the old content. A handle that cannot be encoded is given back untouched.
+    /// returns the old content. A handle of another pool is given back untouched.
+    #[inline(always)]
     pub(crate) fn store_object<'p>(
         &mut self,
         handle: ZsHandle<'p>,
         huge: bool,
     ) -> core::result::Result<SlotContent, ZsHandle<'p>> {
-        let content = SlotContent::Stored {
-            handle: handle.raw(),
-            size: handle.size(),
-            huge,
-        };
-        // `ZsPool::alloc` only makes non-zero handles of 1..=PAGE_SIZE bytes, so encoding
-        // succeeds for every handle of this store's pool.
-        let Ok((value, flags)) = Layout::encode(content) else {
-            return Err(handle);
-        };
         if !handle.belongs_to(&self.store.pool) {
             return Err(handle);
         }
+        // A live pool object: a non-zero handle of 1..=PAGE_SIZE bytes, which the checked
+        // encoding (run where debug assertions are on) accepts with the same words.
+        let (value, flags) = Layout::encode_object(handle.raw(), handle.size(), huge);
+        debug_assert!(
+            Layout::encode(SlotContent::Stored {
+                handle: handle.raw(),
+                size: handle.size(),
+                huge,
+            }) == Ok((value, flags))
+        );
         let old = self.clear();
         let _ = handle.into_raw();
         // INVARIANT: the slot now owns a live handle of this store's pool (checked above).

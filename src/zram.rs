@@ -486,7 +486,8 @@ impl Zram {
     /// is huge. Allocates as C zram does: first without direct reclaim, holding the stream;
     /// failing that (counted as a write stall), the stream goes back before the allocation
     /// that may reclaim and sleep, so that readers and writers of this algorithm are not held
-    /// up, and the page is compressed again with whichever stream comes next.
+    /// up, and the page is compressed again with whichever stream comes next
+    /// ([`Self::compress_again`], out of the common path).
     #[inline(always)]
     fn compress_into_object<'a>(
         &self,
@@ -494,7 +495,31 @@ impl Zram {
         data: &[u8],
     ) -> Result<(ZsHandle<'a>, bool)> {
         let pool = storage.pages.pool();
-        let mut reserved: Option<ZsHandle<'a>> = None;
+        let mut stream = storage.streams.get();
+        let (object, huge) = compress_page(&mut stream, data, storage.huge_class_size)?;
+        match pool.alloc(object.len(), mem::GFP_POOL_OBJECT_FAST) {
+            Ok(handle) => self.fill_object(pool, handle, object, huge),
+            Err(_) => {
+                let len = object.len();
+                drop(stream);
+                self.stats.writestall.fetch_add(1, Relaxed);
+                let reserved = pool.alloc(len, mem::GFP_POOL_OBJECT)?;
+                self.compress_again(storage, data, reserved)
+            }
+        }
+    }
+
+    /// [`Self::compress_into_object`] after the allocation that may reclaim: `reserved` was
+    /// allocated for the size the page compressed to before.
+    #[inline(never)]
+    fn compress_again<'a>(
+        &self,
+        storage: &'a Storage,
+        data: &[u8],
+        reserved: ZsHandle<'a>,
+    ) -> Result<(ZsHandle<'a>, bool)> {
+        let pool = storage.pages.pool();
+        let mut reserved = Some(reserved);
         let mut whole = false;
         let mut stream = storage.streams.get();
         loop {
@@ -503,14 +528,7 @@ impl Zram {
                 if whole || reserved.as_ref().is_some_and(|r| r.size() == PAGE_SIZE) {
                     (data, true)
                 } else {
-                    let compressed = stream.compress(data).inspect_err(|e| {
-                        pr_err!("Compression failed! err={}\n", e.to_errno());
-                    })?;
-                    if compressed.len() >= storage.huge_class_size {
-                        (data, true)
-                    } else {
-                        (compressed, false)
-                    }
+                    compress_page(&mut stream, data, storage.huge_class_size)?
                 };
             let handle = match reserved.take() {
                 Some(handle) if handle.size() == object.len() => handle,
@@ -534,19 +552,32 @@ impl Zram {
                     }
                 },
             };
-            let used = pool.total_pages();
-            // Read first: an atomic read-modify-write on every write would bounce the line.
-            if used > self.stats.max_used_pages.load(Relaxed) {
-                self.stats.max_used_pages.fetch_max(used, Relaxed);
-            }
-            let limit = self.limit_pages.load(Relaxed);
-            if limit != 0 && used > limit {
-                // The handle is freed on return.
-                return Err(ENOMEM);
-            }
-            handle.write(object);
-            return Ok((handle, huge));
+            return self.fill_object(pool, handle, object, huge);
         }
+    }
+
+    /// Copies `object` into `handle` (allocated for its size) unless the pool is now above
+    /// the memory limit (`ENOMEM`, the handle freed); records the pool's high-water mark.
+    #[inline(always)]
+    fn fill_object<'a>(
+        &self,
+        pool: &'a ZsPool,
+        handle: ZsHandle<'a>,
+        object: &[u8],
+        huge: bool,
+    ) -> Result<(ZsHandle<'a>, bool)> {
+        let used = pool.total_pages();
+        // Read first: an atomic read-modify-write on every write would bounce the line.
+        if used > self.stats.max_used_pages.load(Relaxed) {
+            self.stats.max_used_pages.fetch_max(used, Relaxed);
+        }
+        let limit = self.limit_pages.load(Relaxed);
+        if limit != 0 && used > limit {
+            // The handle is freed on return.
+            return Err(ENOMEM);
+        }
+        handle.write(object);
+        Ok((handle, huge))
     }
 
     #[inline(always)]
@@ -813,6 +844,24 @@ fn read_compressed(
         pr_err!("Decompression failed! page={}\n", index);
     }
     result
+}
+
+/// Compresses `data` (a page) with `stream`; returns what to store and whether it is huge:
+/// the compressed bytes, or `data` itself when they reach zsmalloc's huge class.
+#[inline(always)]
+fn compress_page<'s>(
+    stream: &'s mut StreamGuard<'_>,
+    data: &'s [u8],
+    huge_class_size: usize,
+) -> Result<(&'s [u8], bool)> {
+    let compressed = stream.compress(data).inspect_err(|e| {
+        pr_err!("Compression failed! err={}\n", e.to_errno());
+    })?;
+    Ok(if compressed.len() >= huge_class_size {
+        (data, true)
+    } else {
+        (compressed, false)
+    })
 }
 
 /// Formats the names of the available algorithms, for messages.

@@ -336,6 +336,7 @@ impl Stream {
     }
 
     /// Compresses `src` (one page); returns the compressed bytes, in the stream's buffer.
+    #[inline(always)]
     pub(crate) fn compress(&mut self, src: &[u8]) -> Result<&[u8]> {
         let len = self.context.compress(src, &mut self.buffer)?;
         self.buffer.get(..len).ok_or(EINVAL)

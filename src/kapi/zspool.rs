@@ -154,6 +154,7 @@ impl ZsPool {
     /// `raw`/`size` describe a live object of this pool (what [`ZsHandle::into_raw`] returned)
     /// that nobody frees while `f` runs.
     #[cfg(not(zram_rs_zs_obj_rw))]
+    #[inline(always)]
     pub(crate) unsafe fn read_raw<R>(
         &self,
         raw: usize,
@@ -177,6 +178,7 @@ impl ZsPool {
     ///
     /// As there.
     #[cfg(zram_rs_zs_obj_rw)]
+    #[inline(always)]
     pub(crate) unsafe fn read_raw<R>(
         &self,
         raw: usize,
