@@ -5,7 +5,9 @@
 #        vm.sh test SCRIPT...   boot the VM, run kselftest-style scripts, report their TAP
 # Builds the kernel (cached) and zram_rs.ko first. Environment: ARCH_NAME (x86_64 | arm64),
 # KCONFIG_VARIANT, ACCEL (tcg by default: KVM does not work on the machines this was made on),
-# MEM, SMP, VM_TIMEOUT (seconds for the whole boot), VM_QEMU_EXTRA (more QEMU arguments). Test mode ends with the line
+# MEM, SMP, VM_TIMEOUT (seconds for the whole boot), VM_QEMU_EXTRA (more QEMU arguments),
+# ZRAM_RS_KO (a zram_rs.ko built elsewhere for the same kernel, e.g. of an older commit, to
+# measure it instead of building the work tree's). Test mode ends with the line
 # "vm: N passed, N failed, N skipped" and exits non-zero on any failure.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -28,7 +30,7 @@ if [ -n "$KCONFIG_VARIANT" ] && [ "$KCONFIG_VARIANT" = debug ]; then VM_TIMEOUT=
 VM_TIMEOUT=${VM_TIMEOUT:-2400}
 
 kdir=$("$here/kernel.sh" | tail -n 1)
-ko=$("$here/module.sh" | tail -n 1)
+ko=${ZRAM_RS_KO:-$("$here/module.sh" | tail -n 1)}
 echo "vm: kernel $kdir"
 echo "vm: module $ko"
 work=$ZRAM_RS_CACHE/vm/$(kernel_name)

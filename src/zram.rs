@@ -76,9 +76,11 @@ pub(crate) struct Storage {
 /// Counters, all reset by `reset`.
 ///
 /// The counters of what is stored (`pages_stored`, `compr_data_size`, `same_pages`,
-/// `zero_pages`, `huge_pages`) change only under the lock of the slot whose content changes,
-/// adding the new content before taking away the old. A page's addition therefore comes before
-/// its removal in every counter's order of changes, and no reader sees a counter below zero.
+/// `zero_pages`, `huge_pages`) count a new content under the lock of its slot, before the
+/// unlock that lets anyone else see (and remove) it, and take away an old content only after
+/// taking it out of its slot, under the lock or after it. A page's addition therefore comes
+/// before its removal in every counter's order of changes, and no reader sees a counter below
+/// zero.
 #[derive(Default)]
 struct Stats {
     pages_stored: AtomicU64,
@@ -464,8 +466,9 @@ impl Zram {
                 // Nothing to compress or allocate: the slot keeps the word.
                 let word = word as usize;
                 let mut slot = storage.pages.lock(index).ok_or(EIO)?;
-                let old = slot.store_same(word);
                 self.stats.stored_same(word);
+                let old = slot.store_same(word);
+                drop(slot);
                 self.stats.removed(old);
                 return Ok(());
             }
@@ -477,6 +480,7 @@ impl Zram {
         // the handle is then freed on return.
         let old = slot.store_object(handle, huge).map_err(|_| EIO)?;
         self.stats.stored_object(size, huge);
+        drop(slot);
         self.stats.removed(old);
         Ok(())
     }
@@ -831,7 +835,7 @@ fn read_compressed(
     let result = match decompression {
         Decompression::Stream(stream) => {
             // The stream's buffer is where zsmalloc may copy an object that spans pages.
-            let (scratch, mut decompressor) = stream.scratch_and_decompressor();
+            let (scratch, decompressor) = stream.scratch_and_decompressor();
             slot.read_object(scratch, |object, _| decompressor.decompress(object, out))
         }
         // Only where zsmalloc never needs a scratch buffer (`comp::Stateless`).

@@ -23,7 +23,7 @@ pub(crate) struct DeflateContext {
 }
 
 /// Decompresses with the stream's inflate stream.
-fn decompress(context: &mut DeflateContext, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+fn decompress(context: &mut DeflateContext, src: &[u8], dst: &mut [u8]) -> Result {
     context.inflate.decompress(src, dst)
 }
 

@@ -17,7 +17,7 @@ pub(crate) struct ZstdContext {
 }
 
 /// Decompresses with the stream's decompression context.
-fn decompress(context: &mut ZstdContext, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+fn decompress(context: &mut ZstdContext, src: &[u8], dst: &mut [u8]) -> Result {
     context.decompress.decompress(src, dst)
 }
 

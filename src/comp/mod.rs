@@ -95,13 +95,13 @@ pub(crate) trait Backend {
     fn compress(context: &mut Self::Context, src: &[u8], dst: &mut [u8]) -> Result<usize>;
 }
 
-/// How a backend decompresses `src` into `dst`; either way the result is the decompressed
-/// length.
+/// How a backend decompresses `src` into the whole of `dst`; either way `EIO` unless the data
+/// is valid and decompresses to exactly `dst.len()` bytes.
 pub(crate) enum Decompressor<C> {
     /// Without state (lzo, lz4, 842): readers need no stream, so they never wait for one.
-    Stateless(fn(&[u8], &mut [u8]) -> Result<usize>),
+    Stateless(fn(&[u8], &mut [u8]) -> Result),
     /// With a stream's context (zstd, deflate).
-    WithContext(fn(&mut C, &[u8], &mut [u8]) -> Result<usize>),
+    WithContext(fn(&mut C, &[u8], &mut [u8]) -> Result),
 }
 
 impl<C> Decompressor<C> {
@@ -113,7 +113,7 @@ impl<C> Decompressor<C> {
 
     /// Decompresses without state; `EINVAL` for a decompressor that needs a context.
     #[inline(always)]
-    fn run_stateless(&self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+    fn run_stateless(&self, src: &[u8], dst: &mut [u8]) -> Result {
         match self {
             Self::Stateless(decompress) => decompress(src, dst),
             Self::WithContext(_) => Err(EINVAL),
@@ -122,7 +122,7 @@ impl<C> Decompressor<C> {
 
     /// Decompresses, with `context` when the decompressor needs it.
     #[inline(always)]
-    fn run(&self, context: &mut C, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+    fn run(&self, context: &mut C, src: &[u8], dst: &mut [u8]) -> Result {
         match self {
             Self::Stateless(decompress) => decompress(src, dst),
             Self::WithContext(decompress) => decompress(context, src, dst),
@@ -207,7 +207,7 @@ macro_rules! backends {
 
             /// Decompresses without a stream; `EINVAL` for an algorithm that needs one.
             #[inline(always)]
-            fn decompress_stateless(self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+            fn decompress_stateless(self, src: &[u8], dst: &mut [u8]) -> Result {
                 match self {
                     $(Self::$backend => {
                         <$file::$backend as Backend>::DECOMPRESSOR.run_stateless(src, dst)
@@ -239,9 +239,9 @@ macro_rules! backends {
                 }
             }
 
-            /// Decompresses `src` into `dst`; returns the decompressed length.
+            /// Decompresses `src` into the whole of `dst`.
             #[inline(always)]
-            fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+            fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Result {
                 match self {
                     $(Self::$backend(context) => {
                         <$file::$backend as Backend>::DECOMPRESSOR.run(context, src, dst)
@@ -304,18 +304,13 @@ impl Stateless {
     }
 
     /// Decompresses `src` into `dst`, which the result must fill exactly. Does not sleep.
-    #[inline(always)]
+    ///
+    /// Out of line, so that the caller's closure around it inlines and the arguments travel in
+    /// registers rather than through the closure's captures.
+    #[inline(never)]
     pub(crate) fn decompress(self, src: &[u8], dst: &mut [u8]) -> Result {
-        filled(self.0.decompress_stateless(src, dst)?, dst)
+        self.0.decompress_stateless(src, dst)
     }
-}
-
-/// `Ok` when decompression produced exactly `dst`'s length; `EIO` otherwise.
-fn filled(produced: usize, dst: &[u8]) -> Result {
-    if produced != dst.len() {
-        return Err(EIO);
-    }
-    Ok(())
 }
 
 /// One compression stream: a backend's context and a two-page output buffer (room for data
@@ -360,9 +355,11 @@ pub(crate) struct StreamDecompressor<'a> {
 }
 
 impl StreamDecompressor<'_> {
-    /// Decompresses `src` into `dst`, which the result must fill exactly.
-    pub(crate) fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Result {
-        filled(self.context.decompress(src, dst)?, dst)
+    /// Decompresses `src` into `dst`, which the result must fill exactly. Takes the borrow by
+    /// value, so the context's address is the argument itself.
+    #[inline(never)]
+    pub(crate) fn decompress(self, src: &[u8], dst: &mut [u8]) -> Result {
+        self.context.decompress(src, dst)
     }
 }
 

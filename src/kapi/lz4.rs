@@ -88,16 +88,23 @@ impl HcCompressor {
     }
 }
 
-/// `LZ4_decompress_safe()`: decompresses `src` (LZ4 or LZ4HC) into `dst`; returns the
-/// decompressed length. `EIO` when `src` is not valid data or does not fit in `dst`. Does not
+/// `LZ4_decompress_safe()`: decompresses `src` (LZ4 or LZ4HC) into the whole of `dst`. `EIO`
+/// when `src` is not valid data or does not decompress to exactly `dst.len()` bytes. Does not
 /// sleep.
-pub(crate) fn decompress(src: &[u8], dst: &mut [u8]) -> Result<usize> {
-    let src_len = c_int::try_from(src.len()).map_err(|_| EIO)?;
-    let dst_len = capacity(dst);
+pub(crate) fn decompress(src: &[u8], dst: &mut [u8]) -> Result {
+    // The decoder counts in `int`s: a `dst` longer than one counts cannot be filled exactly.
+    let (Ok(src_len), Ok(dst_len)) = (c_int::try_from(src.len()), c_int::try_from(dst.len()))
+    else {
+        return Err(EIO);
+    };
     // SAFETY: `src` is readable for `src_len` bytes and `dst` writable for `dst_len` bytes; the
     // decoder checks its input and writes no more than that.
     let ret = unsafe { ffi::LZ4_decompress_safe(src.as_ptr(), dst.as_mut_ptr(), src_len, dst_len) };
-    usize::try_from(ret).map_err(|_| EIO)
+    // An error is negative, which no length equals.
+    if ret != dst_len {
+        return Err(EIO);
+    }
+    Ok(())
 }
 
 /// The room in `dst` as the library's `int` (all of it, or as much as an `int` counts).

@@ -58,18 +58,18 @@ fn compress_with(
     Ok(dst_len)
 }
 
-/// `lzo1x_decompress_safe()`: decompresses `src` (plain or lzo-rle) into `dst`; returns the
-/// decompressed length. `EIO` when `src` is not valid data or does not fit in `dst`. Does not
-/// sleep.
-pub(crate) fn decompress(src: &[u8], dst: &mut [u8]) -> Result<usize> {
+/// `lzo1x_decompress_safe()`: decompresses `src` (plain or lzo-rle) into the whole of `dst`.
+/// `EIO` when `src` is not valid data or does not decompress to exactly `dst.len()` bytes.
+/// Does not sleep.
+pub(crate) fn decompress(src: &[u8], dst: &mut [u8]) -> Result {
     let mut dst_len = dst.len();
     // SAFETY: `src` is readable and `dst` writable for their lengths; the decoder checks its
     // input and writes at most `dst_len` bytes.
     let ret = unsafe {
         ffi::lzo1x_decompress_safe(src.as_ptr(), src.len(), dst.as_mut_ptr(), &mut dst_len)
     };
-    if ret != 0 {
+    if ret != 0 || dst_len != dst.len() {
         return Err(EIO);
     }
-    Ok(dst_len)
+    Ok(())
 }

@@ -34,19 +34,19 @@ pub(crate) fn compress(wrkmem: &mut WorkMem, src: &[u8], dst: &mut [u8]) -> Resu
     Ok(dst_len as usize)
 }
 
-/// `sw842_decompress()`: decompresses `src` into `dst`; returns the decompressed length. `EIO`
-/// when `src` is not valid data or does not fit in `dst`. Does not sleep.
-pub(crate) fn decompress(src: &[u8], dst: &mut [u8]) -> Result<usize> {
+/// `sw842_decompress()`: decompresses `src` into the whole of `dst`. `EIO` when `src` is not
+/// valid data or does not decompress to exactly `dst.len()` bytes. Does not sleep.
+pub(crate) fn decompress(src: &[u8], dst: &mut [u8]) -> Result {
     let src_len = c_uint::try_from(src.len()).map_err(|_| EIO)?;
     let mut dst_len = capacity(dst);
     let out = dst.as_mut_ptr();
     // SAFETY: `src` is readable for `src_len` bytes and `out` writable for `dst_len` bytes; the
     // decoder checks its input and writes no more than that.
     let ret = unsafe { ffi::sw842_decompress(src.as_ptr(), src_len, out, &mut dst_len) };
-    if ret != 0 {
+    if ret != 0 || dst_len as usize != dst.len() {
         return Err(EIO);
     }
-    Ok(dst_len as usize)
+    Ok(())
 }
 
 /// The room in `dst` as the library's `unsigned int` (all of it, or as much as one counts).

@@ -156,11 +156,11 @@ impl Inflate {
         })
     }
 
-    /// Decompresses the complete stream in `src` into `dst` (`zlib_inflateReset()`, then
-    /// `zlib_inflate()` with `Z_SYNC_FLUSH`); returns the decompressed length. `EIO` when `src`
-    /// is not a complete valid stream or does not fit in `dst`. Does not sleep.
+    /// Decompresses the complete stream in `src` into the whole of `dst` (`zlib_inflateReset()`,
+    /// then `zlib_inflate()` with `Z_SYNC_FLUSH`). `EIO` when `src` is not a complete valid
+    /// stream or does not decompress to exactly `dst.len()` bytes. Does not sleep.
     #[inline(always)]
-    pub(crate) fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+    pub(crate) fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Result {
         let stream = &mut *self.stream;
         // SAFETY: the stream is initialised (type invariant) and used by this call only.
         if unsafe { ffi::zlib_inflateReset(stream) } != ffi::Z_OK {
@@ -170,10 +170,12 @@ impl Inflate {
         // SAFETY: the stream is initialised (type invariant); its input and output are `src`
         // and `dst`, valid for the lengths set and borrowed for the whole call; zlib checks its
         // input, writes no more than `avail_out` and only reads `next_in`.
-        if unsafe { ffi::zlib_inflate(stream, ffi::Z_SYNC_FLUSH) } != ffi::Z_STREAM_END {
+        if unsafe { ffi::zlib_inflate(stream, ffi::Z_SYNC_FLUSH) } != ffi::Z_STREAM_END
+            || stream.total_out != dst.len()
+        {
             return Err(EIO);
         }
-        Ok(stream.total_out)
+        Ok(())
     }
 }
 

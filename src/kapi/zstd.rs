@@ -119,11 +119,11 @@ impl DecompressContext {
         })
     }
 
-    /// `zstd_decompress_dctx()`: decompresses the frame in `src` into `dst`; returns the
-    /// decompressed length. `EIO` when `src` is not a valid frame or does not fit in `dst`.
+    /// `zstd_decompress_dctx()`: decompresses the frame in `src` into the whole of `dst`. `EIO`
+    /// when `src` is not a valid frame or does not decompress to exactly `dst.len()` bytes.
     /// Does not sleep.
     #[inline(always)]
-    pub(crate) fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+    pub(crate) fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Result {
         // SAFETY: the context is initialised (type invariant) and used by this call only
         // (`&mut self`); `src` is readable and `dst` writable for their lengths (the library
         // checks its input and writes no more).
@@ -136,12 +136,12 @@ impl DecompressContext {
                 src.len(),
             )
         };
-        // A success is at most `dst.len()`; an error is a value near `SIZE_MAX` (a small error
-        // number, negated), above every slice length: the comparison rejects every error
-        // without a call to `zstd_is_error()`.
-        if ret > dst.len() {
+        // An error is a value near `SIZE_MAX` (a small error number, negated), which no slice
+        // length equals: the comparison rejects every error without a call to
+        // `zstd_is_error()`.
+        if ret != dst.len() {
             return Err(EIO);
         }
-        Ok(ret)
+        Ok(())
     }
 }
