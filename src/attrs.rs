@@ -6,7 +6,9 @@ use crate::algorithm;
 use crate::kapi::disk::DiskRef;
 use crate::kapi::disk_attr::DeviceAttribute;
 use crate::kapi::sysfs::{AttrPtr, AttributeGroup, AttributeGroups, AttributeList, SysfsBuf};
+use crate::kapi::time;
 use crate::parse;
+use crate::writeback_args::{self, Cutoff};
 use crate::zram::Zram;
 use core::fmt::Write;
 use kernel::prelude::*;
@@ -136,18 +138,81 @@ fn same_detection_store(zram: &Zram, _disk: DiskRef<'_, Zram>, input: &[u8]) -> 
     Ok(())
 }
 
-/// `all` marks every stored page idle. C zram also takes an age in seconds when built with
-/// `CONFIG_ZRAM_TRACK_ENTRY_ACTIME`; zram_rs keeps no access times, so like C without it,
-/// anything but `all` is `EINVAL`.
+/// `all` marks every stored page idle; an age in seconds marks the pages not accessed for at
+/// least that long and unmarks the others (C zram with `CONFIG_ZRAM_TRACK_ENTRY_ACTIME`, which
+/// zram_rs always has). 6.12 takes any `u64` and computes C's nanosecond cutoff; 7.3 takes a
+/// `u32` and does nothing for an age at or beyond the uptime.
 fn idle_store(zram: &Zram, _disk: DiskRef<'_, Zram>, input: &[u8]) -> Result {
-    if !algorithm::sysfs_streq(parse::c_str(input), b"all") {
-        return Err(EINVAL);
-    }
-    zram.mark_all_idle()
+    let cutoff = if cfg!(zram_abi_7_3) {
+        let uptime = time::boottime_seconds();
+        match writeback_args::idle_7_3(input, uptime)? {
+            Some(idle) => Cutoff::of_7_3(idle, uptime),
+            None => return Ok(()),
+        }
+    } else {
+        let idle = writeback_args::idle_6_12(input)?;
+        Cutoff::of_6_12(idle, time::boottime_ns())
+    };
+    zram.mark_idle(cutoff)
 }
+
 
 fn compact_store(zram: &Zram, _disk: DiskRef<'_, Zram>, _input: &[u8]) -> Result {
     zram.compact()
+}
+
+/// The backing device's path, or `none`.
+fn backing_dev_show(zram: &Zram, _disk: DiskRef<'_, Zram>, out: &mut SysfsBuf<'_>) -> Result {
+    zram.with_backing_dev(|path| match path {
+        Some(path) => {
+            out.write_bytes(path);
+            out.write_bytes(b"\n");
+        }
+        None => out.write_bytes(b"none\n"),
+    })
+}
+
+fn backing_dev_store(zram: &Zram, _disk: DiskRef<'_, Zram>, input: &[u8]) -> Result {
+    zram.set_backing_dev(input)
+}
+
+fn writeback_store(zram: &Zram, _disk: DiskRef<'_, Zram>, input: &[u8]) -> Result {
+    zram.writeback(input)
+}
+
+fn writeback_limit_show(zram: &Zram, _disk: DiskRef<'_, Zram>, out: &mut SysfsBuf<'_>) -> Result {
+    write_result(writeln!(out, "{}", zram.writeback_limit()))
+}
+
+/// 4 KiB units; C answers any parse failure with `EINVAL`.
+fn writeback_limit_store(zram: &Zram, _disk: DiskRef<'_, Zram>, input: &[u8]) -> Result {
+    let limit = parse::kstrtoull(input, 10).map_err(|_| EINVAL)?;
+    zram.set_writeback_limit(limit);
+    Ok(())
+}
+
+fn writeback_limit_enable_show(
+    zram: &Zram,
+    _disk: DiskRef<'_, Zram>,
+    out: &mut SysfsBuf<'_>,
+) -> Result {
+    write_result(writeln!(
+        out,
+        "{}",
+        u32::from(zram.writeback_limit_enabled())
+    ))
+}
+
+/// Any number; non-zero enables (C stores it in a `bool`).
+fn writeback_limit_enable_store(zram: &Zram, _disk: DiskRef<'_, Zram>, input: &[u8]) -> Result {
+    let value = parse::kstrtoull(input, 10).map_err(|_| EINVAL)?;
+    zram.set_writeback_limit_enabled(value != 0);
+    Ok(())
+}
+
+fn bd_stat_show(zram: &Zram, _disk: DiskRef<'_, Zram>, out: &mut SysfsBuf<'_>) -> Result {
+    let (count, reads, writes) = zram.bd_stat();
+    write_result(writeln!(out, "{count:>8} {reads:>8} {writes:>8}"))
 }
 
 static DISKSIZE: DeviceAttribute<Zram> = DeviceAttribute::new(
@@ -167,6 +232,28 @@ static MEM_LIMIT: DeviceAttribute<Zram> =
 static MEM_USED_MAX: DeviceAttribute<Zram> =
     DeviceAttribute::new(c"mem_used_max", 0o200, None, Some(mem_used_max_store));
 static IDLE: DeviceAttribute<Zram> = DeviceAttribute::new(c"idle", 0o200, None, Some(idle_store));
+static BACKING_DEV: DeviceAttribute<Zram> = DeviceAttribute::new(
+    c"backing_dev",
+    0o644,
+    Some(backing_dev_show),
+    Some(backing_dev_store),
+);
+static WRITEBACK: DeviceAttribute<Zram> =
+    DeviceAttribute::new(c"writeback", 0o200, None, Some(writeback_store));
+static WRITEBACK_LIMIT: DeviceAttribute<Zram> = DeviceAttribute::new(
+    c"writeback_limit",
+    0o644,
+    Some(writeback_limit_show),
+    Some(writeback_limit_store),
+);
+static WRITEBACK_LIMIT_ENABLE: DeviceAttribute<Zram> = DeviceAttribute::new(
+    c"writeback_limit_enable",
+    0o644,
+    Some(writeback_limit_enable_show),
+    Some(writeback_limit_enable_store),
+);
+static BD_STAT: DeviceAttribute<Zram> =
+    DeviceAttribute::new(c"bd_stat", 0o444, Some(bd_stat_show), None);
 // 6.12's only: 7.x removed the attribute (streams are per CPU).
 #[cfg(not(zram_abi_7_3))]
 static MAX_COMP_STREAMS: DeviceAttribute<Zram> = DeviceAttribute::new(
@@ -211,7 +298,7 @@ const MAX_COMP_STREAMS_ENTRY: Option<AttrPtr<Zram>> = None;
 
 /// C zram's attributes, zram_rs's extensions, then the one that only 6.12 has. (The order
 /// only decides the order of creation: sysfs lists a directory sorted by its own hash.)
-static LIST: AttributeList<Zram, 15> = AttributeList::new([
+static LIST: AttributeList<Zram, 20> = AttributeList::new([
     Some(AttrPtr::of(&DISKSIZE)),
     Some(AttrPtr::of(&INITSTATE)),
     Some(AttrPtr::of(&RESET)),
@@ -219,6 +306,11 @@ static LIST: AttributeList<Zram, 15> = AttributeList::new([
     Some(AttrPtr::of(&MEM_LIMIT)),
     Some(AttrPtr::of(&MEM_USED_MAX)),
     Some(AttrPtr::of(&IDLE)),
+    Some(AttrPtr::of(&BACKING_DEV)),
+    Some(AttrPtr::of(&WRITEBACK)),
+    Some(AttrPtr::of(&WRITEBACK_LIMIT)),
+    Some(AttrPtr::of(&WRITEBACK_LIMIT_ENABLE)),
+    Some(AttrPtr::of(&BD_STAT)),
     Some(AttrPtr::of(&COMP_ALGORITHM)),
     Some(AttrPtr::of(&IO_STAT)),
     Some(AttrPtr::of(&MM_STAT)),

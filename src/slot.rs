@@ -8,8 +8,9 @@
 //! 7.3, with `ZRAM_IDLE` right after it), so that offset is a parameter too.
 //!
 //! The value word is a union decided by the flags: 0 for an empty slot, the fill word of a
-//! same-filled page (`SAME`), or a zsmalloc handle (object size non-zero). Pure logic on plain
-//! integers, shared with the host crate; `table.rs` adds the atomics and the lock.
+//! same-filled page (`SAME`), the block of the backing device holding a written-back page
+//! (`WB`), or a zsmalloc handle (object size non-zero). Pure logic on plain integers, shared
+//! with the host crate; `table.rs` adds the atomics and the lock.
 
 /// The slot's lock bit; never part of the content. Above every flag for pages up to 1 MiB.
 pub const LOCK: u32 = 1 << 30;
@@ -21,6 +22,9 @@ pub enum SlotContent {
     Empty,
     /// A page made of one repeated machine word.
     Same(usize),
+    /// A page written to the backing device, in this block (blocks of the page size: block `n`
+    /// starts at byte `n * PAGE_SIZE`).
+    WrittenBack(usize),
     /// An object in the zsmalloc pool.
     Stored {
         /// The zsmalloc handle.
@@ -49,6 +53,12 @@ impl<const PAGE_SHIFT: u32, const HUGE_FLAG: u32> Layout<PAGE_SHIFT, HUGE_FLAG> 
     pub const SIZE_MASK: u32 = (1 << Self::FLAG_SHIFT) - 1;
     /// The page is one repeated machine word, kept in the value word (`ZRAM_SAME`).
     pub const SAME: u32 = 1 << Self::FLAG_SHIFT;
+    /// The page is on the backing device, in the block the value word names (`ZRAM_WB`).
+    pub const WB: u32 = 1 << (Self::FLAG_SHIFT + HUGE_FLAG - 2);
+    /// A writeback of the slot's content is in flight (C 6.12's `ZRAM_UNDER_WB`, 7.3's
+    /// `ZRAM_PP_SLOT`); not part of the content. Any change of the content, and any access,
+    /// clears it, so the writeback finds out whether it may replace the content.
+    pub const IN_WRITEBACK: u32 = 1 << (Self::FLAG_SHIFT + HUGE_FLAG - 1);
     /// The page is stored uncompressed (`ZRAM_HUGE`).
     pub const HUGE: u32 = 1 << (Self::FLAG_SHIFT + HUGE_FLAG);
     /// The page was not accessed since `idle` marked it (`ZRAM_IDLE`); not part of the content.
@@ -57,13 +67,14 @@ impl<const PAGE_SHIFT: u32, const HUGE_FLAG: u32> Layout<PAGE_SHIFT, HUGE_FLAG> 
     /// Evaluated where the layout is used: every flag (C's last ones are the two
     /// `ZRAM_COMP_PRIORITY` bits, `ZRAM_HUGE + 3` and `+ 4`) lies below the lock bit.
     pub const VALID: () =
-        assert!(Self::FLAG_SHIFT + HUGE_FLAG + 4 < 30 && PAGE_SHIFT >= 9 && HUGE_FLAG >= 1);
+        assert!(Self::FLAG_SHIFT + HUGE_FLAG + 4 < 30 && PAGE_SHIFT >= 9 && HUGE_FLAG >= 3);
 
     /// The (value, flags) words for `content`; the lock bit is never set.
     pub fn encode(content: SlotContent) -> Result<(usize, u32), InvalidContent> {
         match content {
             SlotContent::Empty => Ok((0, 0)),
             SlotContent::Same(word) => Ok((word, Self::SAME)),
+            SlotContent::WrittenBack(block) => Ok((block, Self::WB)),
             SlotContent::Stored { handle, size, huge } => {
                 if handle == 0 || size == 0 || size > Self::PAGE_SIZE {
                     return Err(InvalidContent);
@@ -84,12 +95,14 @@ impl<const PAGE_SHIFT: u32, const HUGE_FLAG: u32> Layout<PAGE_SHIFT, HUGE_FLAG> 
         (handle, size as u32 | huge_bit)
     }
 
-    /// Decodes the words of a slot, ignoring the lock and idle bits.
+    /// Decodes the words of a slot, ignoring the lock, idle and in-writeback bits.
     #[inline(always)]
     pub fn decode(value: usize, flags: u32) -> SlotContent {
         let size = (flags & Self::SIZE_MASK) as usize;
         if flags & Self::SAME != 0 {
             SlotContent::Same(value)
+        } else if flags & Self::WB != 0 {
+            SlotContent::WrittenBack(value)
         } else if size != 0 {
             SlotContent::Stored {
                 handle: value,
@@ -101,13 +114,18 @@ impl<const PAGE_SHIFT: u32, const HUGE_FLAG: u32> Layout<PAGE_SHIFT, HUGE_FLAG> 
         }
     }
 
-    /// The flags word after an `idle` write: C zram 6.12 (`mark_idle()`) marks slots holding
-    /// an object, and leaves empty and same-filled slots alone (no post-processing applies to
-    /// them).
-    pub fn mark_idle(value: usize, flags: u32) -> u32 {
+    /// The flags word after an `idle` write that finds the slot `idle` (by its access time) or
+    /// not: C zram's `mark_idle()` marks or unmarks slots holding an object, and leaves empty,
+    /// same-filled and written-back slots alone (no post-processing applies to them), and
+    /// slots being written back (6.12's `ZRAM_UNDER_WB`).
+    pub fn mark_idle(value: usize, flags: u32, idle: bool) -> u32 {
+        if flags & Self::IN_WRITEBACK != 0 {
+            return flags;
+        }
         match Self::decode(value, flags) {
-            SlotContent::Stored { .. } => flags | Self::IDLE,
-            SlotContent::Empty | SlotContent::Same(_) => flags,
+            SlotContent::Stored { .. } if idle => flags | Self::IDLE,
+            SlotContent::Stored { .. } => flags & !Self::IDLE,
+            SlotContent::Empty | SlotContent::Same(_) | SlotContent::WrittenBack(_) => flags,
         }
     }
 

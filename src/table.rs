@@ -17,6 +17,7 @@ use crate::kapi::lockdep::LockdepMap;
 use crate::kapi::zspool::{ZsHandle, ZsPool};
 use crate::kapi::{c_zram, cpu, mem};
 use crate::slot::{self, SlotContent};
+use crate::writeback_args::Cutoff;
 use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicU32, Ordering};
 use kernel::alloc::flags::{__GFP_NOWARN, GFP_KERNEL};
@@ -43,24 +44,33 @@ const _: () = assert!(
                 && Layout::SAME as i64 == 1 << c.same
                 && Layout::HUGE as i64 == 1 << c.huge
                 && Layout::IDLE as i64 == 1 << c.idle
+                && Layout::WB as i64 == 1 << c.wb
+                && Layout::IN_WRITEBACK as i64 == 1 << c.pp_mark
                 && c.count <= 30
         }
     },
     "the slot layout differs from C zram's"
 );
 
-/// One page's entry: a value word (a union decided by the flags, see `slot.rs`) and a flags
-/// word that also carries the lock bit. 16 bytes on 64-bit, like C zram's entry.
+/// One page's entry: a value word (a union decided by the flags, see `slot.rs`), a flags word
+/// that also carries the lock bit, and the page's last access time (whole seconds of boot time,
+/// 0 for an empty slot), which fills what would be padding: 16 bytes on 64-bit, like C zram's
+/// entry without access times.
 ///
 /// # Invariants
 ///
-/// `value` is only read or written by the holder of the lock bit in `flags`. The non-lock bits
-/// of `flags` are read and changed only under the lock too. A `Stored` content's handle is a
-/// live object of the [`PageStore`]'s pool, owned by the slot.
+/// `value` and `access` are only read or written by the holder of the lock bit in `flags`.
+/// The non-lock bits of `flags` are read and changed only under the lock too. A `Stored`
+/// content's handle is a live object of the [`PageStore`]'s pool, owned by the slot.
 pub(crate) struct Slot {
     value: UnsafeCell<usize>,
     flags: AtomicU32,
+    access: UnsafeCell<u32>,
 }
+
+// The access time costs no memory on 64-bit.
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(core::mem::size_of::<Slot>() == 16);
 
 /// The slot table and the pool that holds the slots' objects.
 ///
@@ -195,7 +205,8 @@ impl SlotGuard<'_> {
         self.flags = flags;
     }
 
-    /// Frees what the slot holds and leaves it empty; returns what it held.
+    /// Frees what the slot holds and leaves it empty, with no access time (as C's
+    /// `zram_free_page()`); returns what it held.
     pub(crate) fn clear(&mut self) -> SlotContent {
         let old = self.content();
         if let SlotContent::Stored { handle, size, .. } = old {
@@ -204,7 +215,19 @@ impl SlotGuard<'_> {
             drop(unsafe { ZsHandle::from_raw(&self.store.pool, handle, size) });
         }
         self.set_words(0, 0);
+        self.set_access(0);
         old
+    }
+
+    /// The page's last access time, in whole seconds of boot time (0: none since it was freed).
+    pub(crate) fn access_time(&self) -> u32 {
+        // SAFETY: the lock is held (type invariant).
+        unsafe { *self.slot.access.get() }
+    }
+
+    fn set_access(&mut self, seconds: u32) {
+        // SAFETY: the lock is held (type invariant).
+        unsafe { *self.slot.access.get() = seconds };
     }
 
     /// Frees what the slot held and stores the object `handle` (of this store's pool) in it;
@@ -242,18 +265,49 @@ impl SlotGuard<'_> {
         old
     }
 
-    /// Marks the slot idle as an `idle` write does ([`slot::Layout::mark_idle`]).
-    pub(crate) fn mark_idle(&mut self) {
+    /// Marks the slot idle, or not, as an `idle` write with `cutoff` does
+    /// ([`slot::Layout::mark_idle`]).
+    pub(crate) fn mark_idle(&mut self, cutoff: Cutoff) {
         let (value, flags) = self.words();
-        self.set_words(value, Layout::mark_idle(value, flags));
+        let idle = cutoff.is_idle(self.access_time());
+        self.set_words(value, Layout::mark_idle(value, flags, idle));
     }
 
-    /// Records an access: the slot is no longer idle.
-    pub(crate) fn clear_idle(&mut self) {
-        let (value, flags) = self.words();
-        if flags & Layout::IDLE != 0 {
-            self.set_words(value, flags & !Layout::IDLE);
-        }
+    /// Records an access at `now` (whole seconds of boot time): the slot is no longer idle (as
+    /// C's `zram_accessed()`), and a writeback of it in flight gives up (the page is in use).
+    #[inline(always)]
+    pub(crate) fn accessed(&mut self, now: u32) {
+        self.flags &= !(Layout::IDLE | Layout::IN_WRITEBACK);
+        self.set_access(now);
+    }
+
+    /// Whether `idle` marked the slot and nothing accessed it since.
+    pub(crate) fn is_idle(&self) -> bool {
+        self.flags & Layout::IDLE != 0
+    }
+
+    /// Marks the slot's content as being written back. Any change of the content, and any
+    /// access, takes the mark away; [`Self::writeback_intact`] then says so.
+    pub(crate) fn begin_writeback(&mut self) {
+        self.flags |= Layout::IN_WRITEBACK;
+    }
+
+    /// Whether the content is still the one [`Self::begin_writeback`] marked, unaccessed since.
+    pub(crate) fn writeback_intact(&self) -> bool {
+        self.flags & Layout::IN_WRITEBACK != 0
+    }
+
+    /// Takes the writeback mark away (a writeback that failed or gave up).
+    pub(crate) fn end_writeback(&mut self) {
+        self.flags &= !Layout::IN_WRITEBACK;
+    }
+
+    /// Frees what the slot held and records it as written back to `block` of the backing
+    /// device, with no access time (as C); returns the old content.
+    pub(crate) fn store_written_back(&mut self, block: usize) -> SlotContent {
+        let old = self.clear();
+        self.set_words(block, Layout::WB);
+        old
     }
 
     /// Calls `f` with the bytes of the stored object, or returns `None` if the slot holds no

@@ -213,3 +213,60 @@ pub fn idle_7_3(input: &[u8], uptime: u64) -> Result<Option<Idle>, Refused> {
     let age = u32::try_from(age).map_err(|_| Refused::Invalid)?;
     Ok((u64::from(age) < uptime).then_some(Idle::OlderThan(u64::from(age))))
 }
+
+/// Nanoseconds in a second.
+const NSEC_PER_SEC: u64 = 1_000_000_000;
+
+/// Which slots an `idle` write marks, from their last access time (whole seconds since boot,
+/// as the slot keeps it): C's `cutoff`, in nanoseconds of boot time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cutoff {
+    /// `all` (or C's cutoff of 0, which means the same): every slot holding an object.
+    All,
+    /// The slots last accessed before this boot time: marked idle; the others are unmarked.
+    Before(i64),
+}
+
+impl Cutoff {
+    /// C 6.12's cutoff for `idle` at boot time `now_ns`: `now - age * NSEC_PER_SEC` in its
+    /// `ktime_t` arithmetic, which wraps for ages beyond about 584 years (the product is a
+    /// `u64`) and is then whatever the wrapped value says, as in C. A cutoff of 0 is `all`.
+    pub fn of_6_12(idle: Idle, now_ns: u64) -> Self {
+        match idle {
+            Idle::All => Self::All,
+            Idle::OlderThan(age) => {
+                let cutoff = (now_ns as i64).wrapping_sub(age.wrapping_mul(NSEC_PER_SEC) as i64);
+                if cutoff == 0 {
+                    Self::All
+                } else {
+                    Self::Before(cutoff)
+                }
+            }
+        }
+    }
+
+    /// C 7.3's cutoff for `idle` at `uptime` seconds: `uptime - age` seconds, for an age below
+    /// the uptime (what [`idle_7_3`] returns).
+    pub fn of_7_3(idle: Idle, uptime: u64) -> Self {
+        match idle {
+            Idle::All => Self::All,
+            Idle::OlderThan(age) => match uptime.checked_sub(age) {
+                // Below 2^63 nanoseconds for any uptime C's `u32` ages leave.
+                Some(seconds) if seconds > 0 => {
+                    Self::Before(seconds.saturating_mul(NSEC_PER_SEC).min(i64::MAX as u64) as i64)
+                }
+                _ => Self::All,
+            },
+        }
+    }
+
+    /// Whether a slot holding an object, last accessed at `access` seconds of boot time, is
+    /// idle under this cutoff (C's `ktime_after(cutoff, ac_time)`, or `cutoff > ac_time` in
+    /// seconds on 7.3).
+    pub fn is_idle(self, access: u32) -> bool {
+        match self {
+            Self::All => true,
+            Self::Before(cutoff) => cutoff > i64::from(access) * NSEC_PER_SEC as i64,
+        }
+    }
+}

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 //! One zram device: its settings and life cycle (initialise through `disksize`, `reset`), the
 //! read, write and discard paths over the [`PageStore`] and the compression streams, swap's
-//! slot-free notifications, the memory limit, and the counters behind `mm_stat`, `io_stat` and
-//! `debug_stat`. Safe Rust only; the unsafe work is in the wrapper modules.
+//! slot-free notifications, the memory limit, access times and `idle`, and the counters behind
+//! `mm_stat`, `io_stat` and `debug_stat`; writeback in the child module `writeback.rs`. Safe
+//! Rust only; the unsafe work is in the wrapper modules.
 //!
 //! # Locking
 //!
@@ -16,6 +17,8 @@
 //! takes the storage back under a [`Claim`] (no openers, so no I/O in flight). Attributes
 //! reach the storage through the `storage` spinlock instead, which keeps its own reference.
 //! The disk's `open_mutex` (taken for claims) is never held together with `init_lock`.
+//! A writeback (`writeback.rs`) holds `init_lock` only to start and to end, and `reset` waits
+//! for a running one on a condition variable of `init_lock`.
 
 use crate::algorithm::{self, AlgorithmParams, Named, NO_LEVEL};
 use crate::comp::{self, Algorithm, Params, StreamGuard, StreamPool};
@@ -24,11 +27,15 @@ use crate::kapi::bio::{Bio, Piece};
 use crate::kapi::bounce::BouncePage;
 use crate::kapi::disk::{Claim, DiskOps, DiskRef};
 use crate::kapi::zspool::{ZsHandle, ZsPool};
-use crate::kapi::{self, cpu, mem};
+use crate::kapi::{self, cpu, mem, time};
 use crate::same::same_filled;
 use crate::slot::SlotContent;
 use crate::stats::{DebugStat, IoStat, MmStat};
 use crate::table::{Layout, PageStore, SlotGuard, PAGE_SIZE};
+use crate::writeback_args::Cutoff;
+use writeback::{Backing, WritebackState};
+
+mod writeback;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use kernel::prelude::*;
 use kernel::sync::{Arc, Mutex, SpinLock};
@@ -49,6 +56,8 @@ struct Config {
     level: i32,
     /// deflate's window bits (`deflate.winbits`, 7.x), or [`NO_LEVEL`] for the default.
     deflate_winbits: i32,
+    /// The backing device (`backing_dev`), set before initialisation, closed by `reset`.
+    backing: Option<Arc<Backing>>,
 }
 
 impl Config {
@@ -58,6 +67,7 @@ impl Config {
             algorithm: Algorithm::DEFAULT,
             level: NO_LEVEL,
             deflate_winbits: NO_LEVEL,
+            backing: None,
         }
     }
 }
@@ -71,6 +81,19 @@ pub(crate) struct Storage {
     algorithm: Algorithm,
     /// Compressed sizes at or above this are stored uncompressed (zsmalloc's huge class).
     huge_class_size: usize,
+    /// The backing device the device was initialised with.
+    backing: Option<Arc<Backing>>,
+}
+
+impl Storage {
+    /// Accounts for `old`, taken out of its slot, going away, and gives its backing block
+    /// back. After the slot's unlock: the block is reused only once no slot names it.
+    fn removed(&self, stats: &Stats, old: SlotContent) {
+        if let (SlotContent::WrittenBack(block), Some(backing)) = (old, &self.backing) {
+            backing.release(block);
+        }
+        stats.removed(old);
+    }
 }
 
 /// Counters, all reset by `reset`.
@@ -96,6 +119,10 @@ struct Stats {
     notify_free: AtomicU64,
     miss_free: AtomicU64,
     writestall: AtomicU64,
+    /// Pages read from the backing device.
+    bd_reads: AtomicU64,
+    /// Pages written to the backing device.
+    bd_writes: AtomicU64,
 }
 
 impl Stats {
@@ -113,15 +140,19 @@ impl Stats {
             &self.notify_free,
             &self.miss_free,
             &self.writestall,
+            &self.bd_reads,
+            &self.bd_writes,
         ] {
             counter.store(0, Relaxed);
         }
     }
 
-    /// Accounts for a slot's content going away.
+    /// Accounts for a slot's content going away (its backing block, if any, is given back by
+    /// [`Storage::removed`]).
     fn removed(&self, old: SlotContent) {
         match old {
             SlotContent::Empty => return,
+            SlotContent::WrittenBack(_) => {}
             SlotContent::Same(word) => {
                 self.same_pages.fetch_sub(1, Relaxed);
                 if word == 0 {
@@ -144,6 +175,11 @@ impl Stats {
         if word == 0 {
             self.zero_pages.fetch_add(1, Relaxed);
         }
+        self.pages_stored.fetch_add(1, Relaxed);
+    }
+
+    /// Accounts for a page written back (which still counts as stored, as in C).
+    fn stored_written_back(&self) {
         self.pages_stored.fetch_add(1, Relaxed);
     }
 
@@ -171,6 +207,9 @@ pub(crate) struct Zram {
     limit_pages: AtomicU64,
     /// Whether writes look for same-filled pages (`same_detection`, a zram_rs extension).
     same_detection: AtomicBool,
+    /// The writeback settings and the post-processing in progress.
+    #[pin]
+    writeback: WritebackState,
     stats: Stats,
 }
 
@@ -183,6 +222,7 @@ impl Zram {
             storage <- new_spinlock!(None, "Zram::storage"),
             limit_pages: AtomicU64::new(0),
             same_detection: AtomicBool::new(true),
+            writeback <- WritebackState::new(),
             stats: Stats::default(),
         })
     }
@@ -239,12 +279,14 @@ impl Zram {
             // with it; the next initialisation starts from the default algorithm and parameters.
             *config = Config::new();
         })?;
+        let backing = config.backing.clone();
         let storage = Arc::pin_init(
             pin_init!(Storage {
                 pages,
                 streams <- streams,
                 algorithm,
                 huge_class_size,
+                backing,
             }),
             GFP_KERNEL,
         )?;
@@ -269,6 +311,9 @@ impl Zram {
     pub(crate) fn reset_device(&self, claim: &Claim<'_, Zram>) {
         claim.disk().sync();
         let mut config = self.init_lock.lock();
+        // A writeback in progress holds the storage: wait for it to end (it needs no lock
+        // to finish, and no new one starts while `init_lock` is held).
+        self.writeback.wait_idle(&mut config);
         self.limit_pages.store(0, Relaxed);
         self.same_detection.store(true, Relaxed);
         claim.disk().set_capacity_sectors(0);
@@ -394,14 +439,14 @@ impl Zram {
         }
     }
 
-    /// `idle`: marks every slot holding an object as idle; `EINVAL` when not initialised.
-    /// Under `init_lock`, as C: a `reset` waits for it.
-    pub(crate) fn mark_all_idle(&self) -> Result {
+    /// `idle`: marks every slot holding an object that `cutoff` finds idle, and unmarks the
+    /// others; `EINVAL` when not initialised. Under `init_lock`, as C: a `reset` waits for it.
+    pub(crate) fn mark_idle(&self, cutoff: Cutoff) -> Result {
         let _config = self.init_lock.lock();
         let storage = self.storage().ok_or(EINVAL)?;
         for index in 0..storage.pages.pages() {
             if let Some(mut slot) = storage.pages.lock(index) {
-                slot.mark_idle();
+                slot.mark_idle(cutoff);
             }
         }
         Ok(())
@@ -416,13 +461,13 @@ impl Zram {
         Ok(())
     }
 
-    /// Reads page `index` into `out` (`PAGE_SIZE` bytes).
+    /// Reads page `index` into `out` (`PAGE_SIZE` bytes), an access at `now` (seconds).
     #[inline(always)]
-    fn read_page(&self, storage: &Storage, index: usize, out: &mut [u8]) -> Result {
-        let mut slot = storage.pages.lock(index).ok_or(EIO)?;
-        // An access: the page is no longer idle.
-        slot.clear_idle();
-        if let Some(plain) = Plain::of(slot.content()) {
+    fn read_page(&self, storage: &Storage, index: usize, out: &mut [u8], now: u32) -> Result {
+        let Some((slot, content)) = self.lock_to_read(storage, index, out, now)? else {
+            return Ok(());
+        };
+        if let Some(plain) = Plain::of(content) {
             return read_plain(&slot, plain, index, out);
         }
         if let Some(stateless) = comp::Stateless::new(storage.algorithm) {
@@ -438,26 +483,53 @@ impl Zram {
             return result;
         }
         drop(slot);
-        self.read_page_after_wait(storage, index, out)
+        self.read_page_after_wait(storage, index, out, now)
     }
 
     /// [`Self::read_page`] when every stream is busy: waits for one, which may sleep and so
     /// happens without the slot lock, then reads the page as it is by then.
     #[inline(never)]
-    fn read_page_after_wait(&self, storage: &Storage, index: usize, out: &mut [u8]) -> Result {
+    fn read_page_after_wait(
+        &self,
+        storage: &Storage,
+        index: usize,
+        out: &mut [u8],
+        now: u32,
+    ) -> Result {
         // Declared after the stream, the slot guard is dropped (unlocked) before it.
         let mut stream = storage.streams.get();
-        let slot = storage.pages.lock(index).ok_or(EIO)?;
-        match Plain::of(slot.content()) {
-            Some(plain) => read_plain(&slot, plain, index, out),
-            None => read_compressed(&slot, index, out, Decompression::Stream(&mut stream)),
-        }
+        let Some((slot, content)) = self.lock_to_read(storage, index, out, now)? else {
+            return Ok(());
+        };
+        read_locked(&slot, content, index, out, &mut stream)
     }
 
-    /// Compresses `data` (`PAGE_SIZE` bytes) and stores it as page `index`; a page that does
-    /// not compress below zsmalloc's huge class is stored as it is.
+    /// Locks slot `index` for a whole-page read into `out` at `now` (an access: the page is no
+    /// longer idle) and returns it with its content; a page written back is read from the
+    /// backing device instead, without the lock (`None`).
     #[inline(always)]
-    fn write_page(&self, storage: &Storage, index: usize, data: &[u8]) -> Result {
+    fn lock_to_read<'s>(
+        &self,
+        storage: &'s Storage,
+        index: usize,
+        out: &mut [u8],
+        now: u32,
+    ) -> Result<Option<(SlotGuard<'s>, SlotContent)>> {
+        let mut slot = storage.pages.lock(index).ok_or(EIO)?;
+        slot.accessed(now);
+        let content = slot.content();
+        if let SlotContent::WrittenBack(block) = content {
+            drop(slot);
+            self.read_written_back(storage, block, 0, out)?;
+            return Ok(None);
+        }
+        Ok(Some((slot, content)))
+    }
+
+    /// Compresses `data` (`PAGE_SIZE` bytes) and stores it as page `index`, an access at `now`
+    /// (seconds); a page that does not compress below zsmalloc's huge class is stored as it is.
+    #[inline(always)]
+    fn write_page(&self, storage: &Storage, index: usize, data: &[u8], now: u32) -> Result {
         if index >= storage.pages.pages() {
             return Err(EIO);
         }
@@ -468,8 +540,9 @@ impl Zram {
                 let mut slot = storage.pages.lock(index).ok_or(EIO)?;
                 self.stats.stored_same(word);
                 let old = slot.store_same(word);
+                slot.accessed(now);
                 drop(slot);
-                self.stats.removed(old);
+                storage.removed(&self.stats, old);
                 return Ok(());
             }
         }
@@ -480,8 +553,9 @@ impl Zram {
         // the handle is then freed on return.
         let old = slot.store_object(handle, huge).map_err(|_| EIO)?;
         self.stats.stored_object(size, huge);
+        slot.accessed(now);
         drop(slot);
-        self.stats.removed(old);
+        storage.removed(&self.stats, old);
         Ok(())
     }
 
@@ -585,11 +659,11 @@ impl Zram {
     }
 
     #[inline(always)]
-    fn read_piece(&self, storage: &Storage, piece: Piece, out: &mut [u8]) -> Result {
+    fn read_piece(&self, storage: &Storage, piece: Piece, out: &mut [u8], now: u32) -> Result {
         if piece.len == PAGE_SIZE {
-            self.read_page(storage, piece.index, out)
+            self.read_page(storage, piece.index, out, now)
         } else {
-            self.read_part_of_page(storage, piece.index, piece.offset, out)
+            self.read_part_of_page(storage, piece.index, piece.offset, out, now)
         }
     }
 
@@ -602,12 +676,13 @@ impl Zram {
         index: usize,
         offset: usize,
         out: &mut [u8],
+        now: u32,
     ) -> Result {
         // Part of an empty or same-filled page expands straight into the requested range: no
         // bounce page, no copy.
         {
             let mut slot = storage.pages.lock(index).ok_or(EIO)?;
-            slot.clear_idle();
+            slot.accessed(now);
             match slot.content() {
                 SlotContent::Empty => {
                     fill(out, offset, 0);
@@ -617,23 +692,27 @@ impl Zram {
                     fill(out, offset, word as u64);
                     return Ok(());
                 }
+                SlotContent::WrittenBack(block) => {
+                    drop(slot);
+                    return self.read_written_back(storage, block, offset, out);
+                }
                 SlotContent::Stored { .. } => {}
             }
         }
         let mut bounce = BouncePage::new()?;
         let page = bounce.bytes_mut();
-        self.read_page(storage, index, page)?;
+        self.read_page(storage, index, page, now)?;
         let part = page.get(offset..offset + out.len()).ok_or(EIO)?;
         out.copy_from_slice(part);
         Ok(())
     }
 
     #[inline(always)]
-    fn write_piece(&self, storage: &Storage, piece: Piece, data: &[u8]) -> Result {
+    fn write_piece(&self, storage: &Storage, piece: Piece, data: &[u8], now: u32) -> Result {
         if piece.len == PAGE_SIZE {
-            self.write_page(storage, piece.index, data)
+            self.write_page(storage, piece.index, data, now)
         } else {
-            self.write_part_of_page(storage, piece.index, piece.offset, data)
+            self.write_part_of_page(storage, piece.index, piece.offset, data, now)
         }
     }
 
@@ -646,20 +725,22 @@ impl Zram {
         index: usize,
         offset: usize,
         data: &[u8],
+        now: u32,
     ) -> Result {
         let mut bounce = BouncePage::new()?;
         let page = bounce.bytes_mut();
-        self.read_page(storage, index, page)?;
+        self.read_page(storage, index, page, now)?;
         page.get_mut(offset..offset + data.len())
             .ok_or(EIO)?
             .copy_from_slice(data);
-        self.write_page(storage, index, page)
+        self.write_page(storage, index, page, now)
     }
 
     fn free_page(&self, storage: &Storage, index: usize) {
         if let Some(mut slot) = storage.pages.lock(index) {
             let old = slot.clear();
-            self.stats.removed(old);
+            drop(slot);
+            storage.removed(&self.stats, old);
         }
     }
 
@@ -729,7 +810,8 @@ impl DiskOps for Zram {
     // The I/O methods are inlined into the disk's `submit_bio` callback: one frame per bio.
     #[inline(always)]
     fn read(&self, storage: &Storage, bio: &mut Bio<'_>) -> Result {
-        bio.for_each_piece_out(|piece, out| self.read_piece(storage, piece, out))
+        let now = access_time();
+        bio.for_each_piece_out(|piece, out| self.read_piece(storage, piece, out, now))
             .inspect_err(|_| {
                 self.stats.failed_reads.fetch_add(1, Relaxed);
             })
@@ -737,7 +819,8 @@ impl DiskOps for Zram {
 
     #[inline(always)]
     fn write(&self, storage: &Storage, bio: &Bio<'_>) -> Result {
-        bio.for_each_piece_in(|piece, data| self.write_piece(storage, piece, data))
+        let now = access_time();
+        bio.for_each_piece_in(|piece, data| self.write_piece(storage, piece, data, now))
             .inspect_err(|_| {
                 self.stats.failed_writes.fetch_add(1, Relaxed);
             })
@@ -758,13 +841,22 @@ impl DiskOps for Zram {
         match storage.pages.try_lock(index) {
             Some(mut slot) => {
                 let old = slot.clear();
-                self.stats.removed(old);
+                drop(slot);
+                storage.removed(&self.stats, old);
             }
             None => {
                 self.stats.miss_free.fetch_add(1, Relaxed);
             }
         };
     }
+}
+
+/// The access time of the pages of one request: whole seconds of boot time, as C 7.3 keeps
+/// them (`(u32)ktime_get_boottime_seconds()`; 6.12 keeps nanoseconds), read once per bio.
+#[inline(always)]
+fn access_time() -> u32 {
+    // Truncation as C's: wraps after 136 years of uptime.
+    time::boottime_seconds() as u32
 }
 
 /// What a slot holds that reads without decompression.
@@ -786,7 +878,8 @@ impl Plain {
             SlotContent::Empty => Some(Self::Empty),
             SlotContent::Same(word) => Some(Self::Same(word)),
             SlotContent::Stored { huge: true, .. } => Some(Self::Huge),
-            SlotContent::Stored { huge: false, .. } => None,
+            // Read without the slot lock, from the backing device, by the callers.
+            SlotContent::Stored { huge: false, .. } | SlotContent::WrittenBack(_) => None,
         }
     }
 }
@@ -821,6 +914,21 @@ fn read_plain(slot: &SlotGuard<'_>, plain: Plain, index: usize, out: &mut [u8]) 
         }
     }
     Ok(())
+}
+
+/// Reads page `index`, whose locked slot holds `content` in memory (not written back), into
+/// `out` (`PAGE_SIZE` bytes), decompressing with `stream` where needed.
+fn read_locked(
+    slot: &SlotGuard<'_>,
+    content: SlotContent,
+    index: usize,
+    out: &mut [u8],
+    stream: &mut StreamGuard<'_>,
+) -> Result {
+    match Plain::of(content) {
+        Some(plain) => read_plain(slot, plain, index, out),
+        None => read_compressed(slot, index, out, Decompression::Stream(stream)),
+    }
 }
 
 /// Decompresses page `index`, whose locked slot holds a compressed object, into `out`

@@ -21,6 +21,8 @@ mod zram;
 #[allow(unreachable_pub)]
 mod algorithm;
 #[allow(unreachable_pub)]
+mod blocks;
+#[allow(unreachable_pub)]
 mod fill;
 #[allow(unreachable_pub)]
 mod parse;
@@ -30,6 +32,8 @@ mod same;
 mod slot;
 #[allow(unreachable_pub)]
 mod stats;
+#[allow(unreachable_pub)]
+mod writeback_args;
 
 use kapi::class::{ControlClass, ControlOps};
 use kapi::disk::{DiskDriver, GenDisk};

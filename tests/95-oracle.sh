@@ -7,9 +7,9 @@
 # is checked instead. Both transcripts must show every device state reached, and every line of
 # them must have been compared.
 . "$(dirname "$0")/lib.sh"
-# Cases: three on the runs, two on the states, one per group of transcript lines (74: see the
+# Cases: three on the runs, two on the states, one per group of transcript lines (95: see the
 # grouping below), one on the lines compared.
-plan $((3 + 2 + 74 + 1))
+plan $((3 + 2 + 95 + 1))
 oracle=$(dirname "$0")/oracle
 
 ZRAM_MODULE=zram bash "$oracle/corpus.sh" >/tmp/oracle.c 2>&1

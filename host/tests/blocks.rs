@@ -6,11 +6,16 @@ use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
 use zram_rs_logic::blocks::{words_for, BlockMap, WrongSize};
 
+/// A map that keeps block 0 unused (6.12).
 fn map(blocks: usize) -> BlockMap<Vec<AtomicUsize>> {
+    map_from(blocks, true)
+}
+
+fn map_from(blocks: usize, skip_zero: bool) -> BlockMap<Vec<AtomicUsize>> {
     let words = (0..words_for(blocks))
         .map(|_| AtomicUsize::new(0))
         .collect();
-    BlockMap::new(words, blocks).unwrap()
+    BlockMap::new(words, blocks, skip_zero).unwrap()
 }
 
 #[derive(Debug, Clone)]
@@ -27,20 +32,25 @@ fn op() -> impl Strategy<Value = Op> {
 }
 
 proptest! {
-    /// Claims return free blocks other than 0 until none is left; releases free exactly the
-    /// claimed blocks; the count of used blocks follows.
+    /// Claims return free blocks (from 1, or from 0 where block 0 is used) until none is left;
+    /// releases free exactly the claimed blocks; the count of used blocks follows.
     #[test]
-    fn claims_and_releases_follow_a_set(blocks in 0usize..260, ops in prop::collection::vec(op(), 0..600)) {
-        let m = map(blocks);
+    fn claims_and_releases_follow_a_set(
+        blocks in 0usize..260,
+        skip_zero: bool,
+        ops in prop::collection::vec(op(), 0..600),
+    ) {
+        let m = map_from(blocks, skip_zero);
+        let first = usize::from(skip_zero);
         let mut model = BTreeSet::new();
         for op in ops {
             match op {
                 Op::Claim => match m.claim() {
                     Some(b) => {
-                        prop_assert!(b >= 1 && b < blocks, "block {} of {}", b, blocks);
+                        prop_assert!(b >= first && b < blocks, "block {} of {}", b, blocks);
                         prop_assert!(model.insert(b), "block {} claimed twice", b);
                     }
-                    None => prop_assert_eq!(model.len(), blocks.saturating_sub(1)),
+                    None => prop_assert_eq!(model.len(), blocks.saturating_sub(first)),
                 },
                 Op::Release(b) => {
                     prop_assert_eq!(m.release(b), model.remove(&b));
@@ -65,6 +75,13 @@ fn block_zero_and_tiny_devices() {
     assert!(!m.release(0));
     assert!(m.release(1));
     assert_eq!(m.claim(), Some(1));
+    // 7.3 hands out block 0 too.
+    assert_eq!(map_from(0, false).claim(), None);
+    let m = map_from(1, false);
+    assert_eq!(m.claim(), Some(0));
+    assert_eq!(m.claim(), None);
+    assert!(m.release(0));
+    assert_eq!(m.claim(), Some(0));
 }
 
 #[test]
@@ -73,6 +90,11 @@ fn search_resumes_after_the_last_claim_and_wraps() {
     for expected in 1..200 {
         assert_eq!(m.claim(), Some(expected));
     }
+    let from_zero = map_from(130, false);
+    for expected in 0..130 {
+        assert_eq!(from_zero.claim(), Some(expected));
+    }
+    assert_eq!(from_zero.claim(), None);
     assert_eq!(m.claim(), None);
     assert!(m.release(5));
     assert!(m.release(150));
@@ -85,11 +107,11 @@ fn search_resumes_after_the_last_claim_and_wraps() {
 #[test]
 fn wrong_sizes_are_refused() {
     let words = |n: usize| (0..n).map(|_| AtomicUsize::new(0)).collect::<Vec<_>>();
-    assert_eq!(BlockMap::new(words(1), 65).err(), Some(WrongSize));
-    assert_eq!(BlockMap::new(words(3), 65).err(), Some(WrongSize));
+    assert_eq!(BlockMap::new(words(1), 65, true).err(), Some(WrongSize));
+    assert_eq!(BlockMap::new(words(3), 65, false).err(), Some(WrongSize));
     let dirty = words(2);
     dirty[1].store(1, std::sync::atomic::Ordering::Relaxed);
-    assert_eq!(BlockMap::new(dirty, 65).err(), Some(WrongSize));
+    assert_eq!(BlockMap::new(dirty, 65, true).err(), Some(WrongSize));
 }
 
 #[test]

@@ -137,9 +137,19 @@ fn check_layout<const P: u32, const H: u32>(
     let v7 = H == 4;
     prop_assert_eq!(Layout::<P, H>::PAGE_SIZE, 1usize << P);
     let idle_bit = c_flags(P, v7, 0, false, false, true);
+    // `ZRAM_WB` and the writeback-in-flight bit (6.12's `ZRAM_UNDER_WB`, 7.3's
+    // `ZRAM_PP_SLOT`), from the enum orders above.
+    let (wb_bit, in_writeback_bit) = if v7 {
+        (1 << (P + 3), 1 << (P + 4))
+    } else {
+        (1 << (P + 2), 1 << (P + 3))
+    };
+    prop_assert_eq!(Layout::<P, H>::WB, wb_bit);
+    prop_assert_eq!(Layout::<P, H>::IN_WRITEBACK, in_writeback_bit);
     for (content, same, stored_size, stored_huge) in [
         (SlotContent::Empty, false, 0, false),
         (SlotContent::Same(word), true, 0, false),
+        (SlotContent::WrittenBack(word), false, 0, false),
         (
             SlotContent::Stored { handle, size, huge },
             false,
@@ -147,6 +157,7 @@ fn check_layout<const P: u32, const H: u32>(
             huge,
         ),
     ] {
+        let written_back = matches!(content, SlotContent::WrittenBack(_));
         let (value, flags) = Layout::<P, H>::encode(content).unwrap();
         // The write path's unchecked encoding agrees for every valid object.
         if let SlotContent::Stored { handle, size, huge } = content {
@@ -156,26 +167,39 @@ fn check_layout<const P: u32, const H: u32>(
             );
         }
         // The words are C's words.
-        prop_assert_eq!(flags, c_flags(P, v7, stored_size, same, stored_huge, false));
+        let wb = if written_back { wb_bit } else { 0 };
+        prop_assert_eq!(
+            flags,
+            c_flags(P, v7, stored_size, same, stored_huge, false) | wb
+        );
         let expected_value = match content {
             SlotContent::Empty => 0,
-            SlotContent::Same(word) => word,
+            SlotContent::Same(word) | SlotContent::WrittenBack(word) => word,
             SlotContent::Stored { handle, .. } => handle,
         };
         prop_assert_eq!(value, expected_value);
         prop_assert_eq!(flags & LOCK, 0);
         prop_assert_eq!(Layout::<P, H>::decode(value, flags), content);
-        // Neither the lock bit nor the idle bit changes what a slot holds.
+        // Neither the lock bit, the idle bit nor the writeback-in-flight bit changes what a
+        // slot holds.
         prop_assert_eq!(
-            Layout::<P, H>::decode(value, flags | LOCK | idle_bit),
+            Layout::<P, H>::decode(value, flags | LOCK | idle_bit | in_writeback_bit),
             content
         );
-        // `idle` marks slots holding an object only, as C 6.12's mark_idle().
+        // A slot being written back keeps its idle mark as it is.
+        for found_idle in [false, true] {
+            let start = flags | in_writeback_bit | if idle { idle_bit } else { 0 };
+            prop_assert_eq!(Layout::<P, H>::mark_idle(value, start, found_idle), start);
+        }
+        // `idle` marks or unmarks slots holding an object only, as C's mark_idle().
         let start = if idle { flags | idle_bit } else { flags };
-        let marked = Layout::<P, H>::mark_idle(value, start);
-        let expect_marked = matches!(content, SlotContent::Stored { .. });
-        prop_assert_eq!(marked & idle_bit != 0, expect_marked || idle);
-        prop_assert_eq!(marked & !idle_bit, flags);
+        let stored = matches!(content, SlotContent::Stored { .. });
+        for found_idle in [false, true] {
+            let marked = Layout::<P, H>::mark_idle(value, start, found_idle);
+            let expected = if stored { found_idle } else { idle };
+            prop_assert_eq!(marked & idle_bit != 0, expected);
+            prop_assert_eq!(marked & !idle_bit, flags);
+        }
     }
     Ok(())
 }

@@ -2,7 +2,8 @@
 
 use proptest::prelude::*;
 use zram_rs_logic::writeback_args::{
-    idle_6_12, idle_7_3, writeback_6_12, writeback_7_3, Filter, Idle, Refused, Request6_12, Scan,
+    idle_6_12, idle_7_3, writeback_6_12, writeback_7_3, Cutoff, Filter, Idle, Refused, Request6_12,
+    Scan,
 };
 
 const IDLE: Filter = Filter {
@@ -161,7 +162,61 @@ fn idle_on_each_kernel() {
     assert_eq!(idle_7_3(b"x", 1000), Err(Refused::Invalid));
 }
 
+const SEC: u64 = 1_000_000_000;
+
+#[test]
+fn idle_cutoffs_on_each_kernel() {
+    // 6.12: `now - age` in nanoseconds; a slot is idle when accessed before the cutoff.
+    let now = 100 * SEC + SEC / 2;
+    assert_eq!(Cutoff::of_6_12(Idle::All, now), Cutoff::All);
+    let ten = Cutoff::of_6_12(Idle::OlderThan(10), now);
+    assert_eq!(ten, Cutoff::Before((90 * SEC + SEC / 2) as i64));
+    assert!(ten.is_idle(90));
+    assert!(!ten.is_idle(91));
+    assert!(!ten.is_idle(u32::MAX));
+    // Age 0: every slot accessed before now, i.e. all of them but none in the future.
+    assert!(Cutoff::of_6_12(Idle::OlderThan(0), now).is_idle(100));
+    // An age beyond the uptime gives a negative cutoff: nothing is idle (C unmarks them all).
+    let old = Cutoff::of_6_12(Idle::OlderThan(1000), now);
+    assert!(!old.is_idle(0));
+    // C's u64 product wraps: 2^64 - 1 seconds is -10^9 ns, a cutoff one second from now.
+    let wrapped = Cutoff::of_6_12(Idle::OlderThan(u64::MAX), now);
+    assert_eq!(wrapped, Cutoff::Before((now + SEC) as i64));
+    assert!(wrapped.is_idle(100));
+    // A cutoff of exactly 0 is C's `all`.
+    assert_eq!(Cutoff::of_6_12(Idle::OlderThan(5), 5 * SEC), Cutoff::All);
+
+    // 7.3: whole seconds, `uptime - age`, for ages below the uptime.
+    assert_eq!(Cutoff::of_7_3(Idle::All, 100), Cutoff::All);
+    let ten = Cutoff::of_7_3(Idle::OlderThan(10), 100);
+    assert!(ten.is_idle(89));
+    assert!(!ten.is_idle(90));
+    assert!(Cutoff::of_7_3(Idle::OlderThan(0), 100).is_idle(99));
+    assert!(!Cutoff::of_7_3(Idle::OlderThan(0), 100).is_idle(100));
+}
+
 proptest! {
+    /// 7.3's rule in seconds: idle exactly when `uptime - age > access`.
+    #[test]
+    fn idle_7_3_is_c_in_seconds(uptime in 1u64..1 << 32, age in 0u64..1 << 32, access: u32) {
+        if let Ok(Some(idle)) = idle_7_3(age.to_string().as_bytes(), uptime) {
+            let cutoff = Cutoff::of_7_3(idle, uptime);
+            prop_assert_eq!(cutoff.is_idle(access), uptime - age > u64::from(access));
+        } else {
+            prop_assert!(age >= uptime || age > u64::from(u32::MAX));
+        }
+    }
+
+    /// 6.12's rule: idle exactly when the wrapped cutoff is non-zero and above the access
+    /// time in nanoseconds, or zero (`all`).
+    #[test]
+    fn idle_6_12_is_c_in_nanoseconds(now: u64, age: u64, access: u32) {
+        let now = now >> 1;
+        let cutoff = (now as i64).wrapping_sub(age.wrapping_mul(SEC) as i64);
+        let expected = cutoff == 0 || cutoff > i64::from(access) * SEC as i64;
+        prop_assert_eq!(Cutoff::of_6_12(Idle::OlderThan(age), now).is_idle(access), expected);
+    }
+
     /// Any input gets an answer, and `page_index=N` of any signed 64-bit N is that index.
     #[test]
     fn any_input_is_answered(input in prop::collection::vec(any::<u8>(), 0..40), n: i64, pages in 0u64..1000) {

@@ -35,7 +35,23 @@ impl BouncePage {
         // SAFETY: we own `PAGE_SIZE` bytes at `addr` (type invariant), borrowed mutably here.
         unsafe { core::slice::from_raw_parts_mut(self.addr.as_ptr(), PAGE_SIZE) }
     }
+
+    /// The page's bytes, to read.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        // SAFETY: we own `PAGE_SIZE` bytes at `addr` (type invariant), borrowed here.
+        unsafe { core::slice::from_raw_parts(self.addr.as_ptr(), PAGE_SIZE) }
+    }
+
+    /// The page's `struct page`, for a bio of this folder's that the caller waits for while it
+    /// borrows the page.
+    pub(super) fn raw_page(&self) -> *mut bindings::page {
+        // SAFETY: `addr` is a lowmem address of a page we own (type invariant).
+        unsafe { ffi::zram_rs_virt_to_page(self.addr.as_ptr().cast()) }
+    }
 }
+
+// SAFETY: the page is plain memory owned by the value; any thread may use or free it.
+unsafe impl Send for BouncePage {}
 
 impl Drop for BouncePage {
     fn drop(&mut self) {

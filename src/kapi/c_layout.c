@@ -13,6 +13,7 @@
 #include <linux/lz4.h>
 #include <linux/lzo.h>
 #include <linux/stddef.h>
+#include <linux/version.h>
 #include <linux/sw842.h>
 #include <linux/zlib.h>
 #include <linux/zsmalloc.h>
@@ -104,6 +105,13 @@ void zram_rs_c_layout(void)
 	DEFINE(ZRAM_SAME, ZRAM_SAME);
 	DEFINE(ZRAM_HUGE, ZRAM_HUGE);
 	DEFINE(ZRAM_IDLE, ZRAM_IDLE);
+	DEFINE(ZRAM_WB, ZRAM_WB);
+	/* The post-processing mark: ZRAM_UNDER_WB until 6.12, ZRAM_PP_SLOT in 7.x. */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(7, 0, 0)
+	DEFINE(ZRAM_PP_MARK, ZRAM_UNDER_WB);
+#else
+	DEFINE(ZRAM_PP_MARK, ZRAM_PP_SLOT);
+#endif
 	DEFINE(NR_ZRAM_PAGEFLAGS, __NR_ZRAM_PAGEFLAGS);
 	DEFINE(ZRAM_LOGICAL_BLOCK_SIZE, ZRAM_LOGICAL_BLOCK_SIZE);
 #else
@@ -113,6 +121,8 @@ void zram_rs_c_layout(void)
 	DEFINE(ZRAM_SAME, -1);
 	DEFINE(ZRAM_HUGE, -1);
 	DEFINE(ZRAM_IDLE, -1);
+	DEFINE(ZRAM_WB, -1);
+	DEFINE(ZRAM_PP_MARK, -1);
 	DEFINE(NR_ZRAM_PAGEFLAGS, -1);
 	DEFINE(ZRAM_LOGICAL_BLOCK_SIZE, -1);
 #endif

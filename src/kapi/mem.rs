@@ -4,7 +4,8 @@
 //! the I/O path, and the zeroed `vmalloc` buffers of the compression streams and libraries.
 
 use super::ffi;
-use kernel::alloc::flags::{__GFP_ZERO, GFP_KERNEL};
+use core::sync::atomic::AtomicUsize;
+use kernel::alloc::flags::{__GFP_NOWARN, __GFP_ZERO, GFP_KERNEL};
 use kernel::alloc::{Flags, VVec};
 use kernel::bindings;
 use kernel::prelude::*;
@@ -72,6 +73,13 @@ pub(crate) unsafe fn zeroed_vvec<T>(len: usize, flags: Flags) -> Result<VVec<T>>
         vec.inc_len(len)
     };
     Ok(vec)
+}
+
+/// `len` zeroed atomic words from `vmalloc` (C's `kvzalloc()` of a bitmap); `ENOMEM` when out
+/// of memory.
+pub(crate) fn zeroed_words(len: usize) -> Result<VVec<AtomicUsize>> {
+    // SAFETY: an all-zero `AtomicUsize` is a valid 0.
+    unsafe { zeroed_vvec::<AtomicUsize>(len, GFP_KERNEL | __GFP_NOWARN) }
 }
 
 /// A zeroed buffer of `len` bytes from `vmalloc` (C's `vzalloc()`); `ENOMEM` when out of memory.

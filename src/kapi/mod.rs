@@ -7,6 +7,7 @@
 //! `cfg`s Kbuild derives from the tree being built against (only `module!`'s keys sit in the
 //! crate root); C zram's user ABI per kernel (`zram_abi_7_3`) is chosen where it is written.
 
+pub(crate) mod bdev;
 pub(crate) mod bio;
 pub(crate) mod bounce;
 pub(crate) mod class;
@@ -20,6 +21,7 @@ pub(crate) mod lzo;
 pub(crate) mod mem;
 pub(crate) mod sw842;
 pub(crate) mod sysfs;
+pub(crate) mod time;
 pub(crate) mod trylock;
 pub(crate) mod zlib;
 pub(crate) mod zspool;
@@ -45,6 +47,10 @@ pub(crate) mod c_zram {
         pub(crate) huge: i64,
         /// `ZRAM_IDLE`.
         pub(crate) idle: i64,
+        /// `ZRAM_WB`.
+        pub(crate) wb: i64,
+        /// `ZRAM_UNDER_WB` (6.12) or `ZRAM_PP_SLOT` (7.x).
+        pub(crate) pp_mark: i64,
         /// `__NR_ZRAM_PAGEFLAGS`.
         pub(crate) count: i64,
     }
@@ -60,6 +66,8 @@ pub(crate) mod c_zram {
             same: c::ZRAM_SAME,
             huge: c::ZRAM_HUGE,
             idle: c::ZRAM_IDLE,
+            wb: c::ZRAM_WB,
+            pp_mark: c::ZRAM_PP_MARK,
             count: c::NR_ZRAM_PAGEFLAGS,
         })
     };

@@ -7,10 +7,12 @@
 #include <linux/blkdev.h>
 #include <linux/cpumask.h>
 #include <linux/lockdep.h>
+#include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/part_stat.h>
 #include <linux/preempt.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 
@@ -85,6 +87,24 @@ void zram_rs_flush_dcache_page(struct page *page);
 void zram_rs_flush_dcache_page(struct page *page)
 {
 	flush_dcache_page(page);
+}
+
+unsigned int zram_rs_memalloc_noio_save(void);
+unsigned int zram_rs_memalloc_noio_save(void)
+{
+	return memalloc_noio_save();
+}
+
+void zram_rs_memalloc_noio_restore(unsigned int flags);
+void zram_rs_memalloc_noio_restore(unsigned int flags)
+{
+	memalloc_noio_restore(flags);
+}
+
+struct page *zram_rs_virt_to_page(void *addr);
+struct page *zram_rs_virt_to_page(void *addr)
+{
+	return virt_to_page(addr);
 }
 
 #ifdef CONFIG_DEBUG_LOCK_ALLOC

@@ -38,14 +38,19 @@ impl<'a> SysfsBuf<'a> {
     pub(crate) fn len(&self) -> usize {
         self.len
     }
+
+    /// Appends `bytes` as they are (a path, say), as much as fits.
+    pub(crate) fn write_bytes(&mut self, bytes: &[u8]) {
+        let room = self.page.len().saturating_sub(1) - self.len;
+        let n = bytes.len().min(room);
+        self.page[self.len..self.len + n].copy_from_slice(&bytes[..n]);
+        self.len += n;
+    }
 }
 
 impl core::fmt::Write for SysfsBuf<'_> {
     fn write_str(&mut self, s: &str) -> core::fmt::Result {
-        let room = self.page.len().saturating_sub(1) - self.len;
-        let n = s.len().min(room);
-        self.page[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
-        self.len += n;
+        self.write_bytes(s.as_bytes());
         Ok(())
     }
 }

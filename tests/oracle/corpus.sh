@@ -89,8 +89,8 @@ record() {
 	echo "$key -> $result | $state"
 }
 
-attributes="disksize initstate reset compact mem_limit mem_used_max idle max_comp_streams comp_algorithm io_stat mm_stat debug_stat algorithm_params"
-writable="disksize reset compact mem_limit mem_used_max idle max_comp_streams comp_algorithm algorithm_params"
+attributes="disksize initstate reset compact mem_limit mem_used_max idle max_comp_streams comp_algorithm io_stat mm_stat debug_stat algorithm_params backing_dev writeback writeback_limit writeback_limit_enable bd_stat"
+writable="disksize reset compact mem_limit mem_used_max idle max_comp_streams comp_algorithm algorithm_params backing_dev writeback writeback_limit writeback_limit_enable"
 long=$(head -c 200 /dev/zero | tr '\0' x)
 values=($'\n' " " "garbage" "-1" "0" "1" "+1" $'1\n' $'1\n\n' "1 " "2" "65535" "65536" \
 	"4096" "4097" "64M" "1K" "0x10" "010" "18446744073709551616" "18446744073709551615" "1E" \

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0
+//! A backing block device: opened by path as C zram opens it (`filp_open()` with `O_RDWR |
+//! O_LARGEFILE | O_EXCL`, so the open file holds the device exclusively), closed on drop; its
+//! size in page-sized blocks and its path; and whole-page reads and writes of one block that
+//! wait for the device.
+//!
+//! A thread inside a driver's `submit_bio` must not wait for a bio of its own: the block layer
+//! only queues bios submitted there, until `submit_bio` returns. [`read_page_waiting`] is the
+//! read for that context: a work item issues the bio and waits for it, and the caller waits for
+//! the work item (as C zram 6.12 reads a partial page from its backing device).
+
+use super::bounce::BouncePage;
+use super::ffi;
+use core::marker::PhantomData;
+use core::ptr::NonNull;
+use kernel::alloc::flags::GFP_KERNEL;
+use kernel::bindings;
+use kernel::error::from_err_ptr;
+use kernel::ffi::c_int;
+use kernel::prelude::*;
+use kernel::str::CStr;
+use kernel::sync::{Arc, CondVar, Mutex};
+use kernel::{new_condvar, new_mutex, workqueue};
+
+const PAGE_SIZE: usize = bindings::PAGE_SIZE;
+/// 512-byte sectors in a page.
+const SECTORS_PER_PAGE: u64 = (PAGE_SIZE >> bindings::SECTOR_SHIFT) as u64;
+
+/// An open file, closed on drop.
+///
+/// # Invariants
+///
+/// `0` is a file opened by `filp_open()` and owned by this value.
+struct OpenFile(NonNull<bindings::file>);
+
+impl Drop for OpenFile {
+    fn drop(&mut self) {
+        // SAFETY: the file is open and ours (type invariant); closed once, here. `filp_close()`
+        // flushes what is in flight, as C zram relies on.
+        unsafe { bindings::filp_close(self.0.as_ptr(), core::ptr::null_mut()) };
+    }
+}
+
+/// A block device opened exclusively as a zram backing device.
+///
+/// # Invariants
+///
+/// `file` is an open file of a block device and `bdev` that device, which stays valid while the
+/// file is open; `pages` is its size in whole pages, at least 1.
+pub(crate) struct BackingDev {
+    file: OpenFile,
+    bdev: NonNull<bindings::block_device>,
+    pages: usize,
+}
+
+// SAFETY: the file and the block device may be used from any thread; the value only reads
+// them and submits bios.
+unsafe impl Send for BackingDev {}
+// SAFETY: as above: every method takes `&self` and is safe to call concurrently.
+unsafe impl Sync for BackingDev {}
+
+impl BackingDev {
+    /// Opens the block device at `path` (bytes without a NUL) as C zram does: the open's own
+    /// error (`ENOENT`, `EBUSY` when another holder has it exclusively, ...), `ENOTBLK` for a
+    /// file that is not a block device, `EINVAL` for a device of less than a page.
+    pub(crate) fn open(path: &[u8]) -> Result<Self> {
+        let mut name = KVec::with_capacity(path.len() + 1, GFP_KERNEL)?;
+        name.extend_from_slice(path, GFP_KERNEL)?;
+        name.push(0, GFP_KERNEL)?;
+        let path = CStr::from_bytes_with_nul(&name).map_err(|_| EINVAL)?;
+        let flags = (bindings::O_RDWR | bindings::O_LARGEFILE | bindings::O_EXCL) as c_int;
+        // SAFETY: `path` is NUL-terminated and outlives the call.
+        let file = from_err_ptr(unsafe { bindings::filp_open(path.as_char_ptr(), flags, 0) })?;
+        // INVARIANT: a successful open, owned from here (closed on the error paths below).
+        let file = OpenFile(NonNull::new(file).ok_or(EINVAL)?);
+        // SAFETY: an open file has a mapping, whose host is its inode; both live while it is
+        // open.
+        let mode = unsafe { (*(*(*file.0.as_ptr()).f_mapping).host).i_mode };
+        if u32::from(mode) & bindings::S_IFMT != bindings::S_IFBLK {
+            return Err(ENOTBLK);
+        }
+        // SAFETY: the file is an open block device file (checked above).
+        let bdev = NonNull::new(unsafe { bindings::file_bdev(file.0.as_ptr()) }).ok_or(EINVAL)?;
+        // SAFETY: the device lives while the file is open; a plain read of its size, as
+        // `bdev_nr_sectors()`.
+        let sectors = unsafe { (*bdev.as_ptr()).bd_nr_sectors };
+        let pages = usize::try_from(sectors / SECTORS_PER_PAGE).map_err(|_| EINVAL)?;
+        // A device without a whole page (also C's guard against zram backing itself).
+        if pages == 0 {
+            return Err(EINVAL);
+        }
+        // INVARIANT: a block device file, its device and its size in pages, at least 1.
+        Ok(Self { file, bdev, pages })
+    }
+
+    /// The device's size in page-sized blocks.
+    pub(crate) fn pages(&self) -> usize {
+        self.pages
+    }
+
+    /// Writes the device's path (`file_path()`) into `buf`; returns the part of `buf` that
+    /// holds it (without the terminating NUL).
+    pub(crate) fn path<'b>(&self, buf: &'b mut [u8]) -> Result<&'b [u8]> {
+        let len = c_int::try_from(buf.len()).unwrap_or(c_int::MAX);
+        // SAFETY: the file is open (type invariant); `buf` is writable for `len` bytes.
+        let start = from_err_ptr(unsafe {
+            bindings::file_path(self.file.0.as_ptr(), buf.as_mut_ptr().cast(), len)
+        })?;
+        let offset = (start as usize)
+            .checked_sub(buf.as_ptr() as usize)
+            .filter(|&offset| offset < buf.len())
+            .ok_or(EINVAL)?;
+        let path = &buf[offset..];
+        let end = path.iter().position(|&b| b == 0).ok_or(EINVAL)?;
+        Ok(&path[..end])
+    }
+
+    /// Writes `page` to `block` and waits for the device. Not from a driver's `submit_bio`.
+    pub(crate) fn write_page(&self, block: usize, page: &BouncePage) -> Result {
+        let opf = bindings::req_op_REQ_OP_WRITE | (1 << bindings::req_flag_bits___REQ_SYNC);
+        self.submit_and_wait(block, page, opf)
+    }
+
+    /// Reads `block` into `page` and waits for the device. Not from a driver's `submit_bio`
+    /// (see [`read_page_waiting`]).
+    pub(crate) fn read_page(&self, block: usize, page: &mut BouncePage) -> Result {
+        self.submit_and_wait(block, page, bindings::req_op_REQ_OP_READ)
+    }
+
+    fn submit_and_wait(&self, block: usize, page: &BouncePage, opf: bindings::blk_opf_t) -> Result {
+        if block >= self.pages {
+            return Err(EINVAL);
+        }
+        // No overflow: `block < pages`, and `pages * SECTORS_PER_PAGE` is the device's size.
+        let sector = block as u64 * SECTORS_PER_PAGE;
+        // SAFETY: the device is live (type invariant); `fs_bio_set` is the kernel's own bio
+        // set, initialised at boot, and only its address is taken.
+        let bio = unsafe {
+            bindings::bio_alloc_bioset(
+                self.bdev.as_ptr(),
+                1,
+                opf,
+                ffi::GFP_NOIO,
+                &raw mut bindings::fs_bio_set,
+            )
+        };
+        let bio = NonNull::new(bio).ok_or(ENOMEM)?;
+        // SAFETY: a fresh bio, ours until `bio_put()`.
+        unsafe { (*bio.as_ptr()).bi_iter.bi_sector = sector };
+        // SAFETY: the fresh bio has room for one page; the page stays borrowed until the bio
+        // is done, below.
+        let added =
+            unsafe { bindings::bio_add_page(bio.as_ptr(), page.raw_page(), PAGE_SIZE as u32, 0) };
+        let ret = if added as usize == PAGE_SIZE {
+            // SAFETY: a complete bio, submitted once; returns when the device is done with it.
+            unsafe { bindings::submit_bio_wait(bio.as_ptr()) }
+        } else {
+            -(bindings::EIO as c_int)
+        };
+        // SAFETY: drops our reference to the bio, which is no longer in flight.
+        unsafe { bindings::bio_put(bio.as_ptr()) };
+        if ret != 0 {
+            return Err(Error::from_errno(ret));
+        }
+        Ok(())
+    }
+}
+
+/// A scope in which this task's allocations do no I/O (`memalloc_noio_save()`), for the
+/// allocations `kernel::alloc` makes with `GFP_KERNEL` on the I/O path.
+struct NoIo(u32, PhantomData<*const ()>);
+
+impl NoIo {
+    fn enter() -> Self {
+        // SAFETY: no preconditions; undone by the drop, in this task.
+        Self(unsafe { ffi::zram_rs_memalloc_noio_save() }, PhantomData)
+    }
+}
+
+impl Drop for NoIo {
+    fn drop(&mut self) {
+        // SAFETY: restores what `enter` saved, in the same task (the value is not `Send`).
+        unsafe { ffi::zram_rs_memalloc_noio_restore(self.0) };
+    }
+}
+
+/// Where a work item leaves its read for the thread that waits for it.
+#[pin_data]
+struct Handoff {
+    #[pin]
+    done: Mutex<Option<(Result, BouncePage)>>,
+    #[pin]
+    finished: CondVar,
+}
+
+/// Reads bytes `offset..offset + out.len()` of `block` of `dev` into `out`, from any context
+/// that may sleep, a driver's `submit_bio` included: a work item reads the whole block into a
+/// bounce page and this thread waits for it.
+pub(crate) fn read_page_waiting(
+    dev: &Arc<BackingDev>,
+    block: usize,
+    offset: usize,
+    out: &mut [u8],
+) -> Result {
+    let end = offset
+        .checked_add(out.len())
+        .filter(|&end| end <= PAGE_SIZE)
+        .ok_or(EINVAL)?;
+    // On the I/O path: the allocations below must not start I/O (it may be swap).
+    let _noio = NoIo::enter();
+    let handoff = Arc::pin_init(
+        pin_init!(Handoff {
+            done <- new_mutex!(None, "BackingDev::read_page_waiting"),
+            finished <- new_condvar!("BackingDev::read_page_waiting"),
+        }),
+        GFP_KERNEL,
+    )?;
+    let mut page = BouncePage::new()?;
+    let reader = handoff.clone();
+    let dev = dev.clone();
+    workqueue::system_unbound()
+        .try_spawn(GFP_KERNEL, move || {
+            let result = dev.read_page(block, &mut page);
+            *reader.done.lock() = Some((result, page));
+            reader.finished.notify_all();
+        })
+        .map_err(|_| ENOMEM)?;
+    let mut done = handoff.done.lock();
+    loop {
+        if let Some((result, page)) = done.take() {
+            result?;
+            out.copy_from_slice(&page.bytes()[offset..end]);
+            return Ok(());
+        }
+        handoff.finished.wait(&mut done);
+    }
+}

@@ -1,0 +1,480 @@
+// SPDX-License-Identifier: GPL-2.0
+//! Writeback to a backing device, as C zram of the kernel built for: the device and the map of
+//! its blocks (`backing_dev`), the budget (`writeback_limit`, `writeback_limit_enable`), the
+//! `writeback` operation, the reads of written-back pages, and `bd_stat`.
+//!
+//! A writeback runs without `init_lock` (so that `mm_stat` and the other attributes answer
+//! while it runs), holding the storage through its own reference and marked as the device's
+//! post-processing in progress; `reset` waits for it under `init_lock`. A page being written
+//! back keeps its slot's content, marked ([`SlotGuard::begin_writeback`]); the slot changes to
+//! the written-back block only if the mark survived the write, that is if nobody changed,
+//! freed or read the page meanwhile (C's `ZRAM_UNDER_WB` / `ZRAM_PP_SLOT`). A failed write
+//! leaves the page in memory.
+
+use super::{read_locked, Config, Storage, Zram, PAGE_SIZE};
+use crate::blocks::{self, BlockMap};
+use crate::kapi::bdev::{self, BackingDev};
+use crate::kapi::bounce::BouncePage;
+use crate::kapi::mem;
+use crate::slot::SlotContent;
+use crate::writeback_args::{self, Filter, Refused, Request6_12, Scan};
+use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use kernel::alloc::flags::{GFP_KERNEL, GFP_NOWAIT};
+use kernel::alloc::{KVec, VVec};
+use kernel::new_condvar;
+use kernel::prelude::*;
+use kernel::sync::lock::mutex::MutexBackend;
+use kernel::sync::lock::Guard;
+use kernel::sync::{Arc, CondVar};
+
+/// Longest path `backing_dev` takes, with its NUL (C's `PATH_MAX`).
+const PATH_MAX: usize = 4096;
+/// 4 KiB units per page: `writeback_limit` and `bd_stat` count in 4 KiB (C's `FOUR_K()`).
+const FOUR_K_PER_PAGE: u64 = (PAGE_SIZE / 4096) as u64;
+
+/// The words of a block map.
+pub(super) struct Words(VVec<AtomicUsize>);
+
+impl AsRef<[AtomicUsize]> for Words {
+    fn as_ref(&self) -> &[AtomicUsize] {
+        &self.0
+    }
+}
+
+/// A backing device and the map of its blocks that hold written-back pages.
+pub(super) struct Backing {
+    dev: Arc<BackingDev>,
+    blocks: BlockMap<Words>,
+}
+
+impl Backing {
+    fn new(dev: BackingDev) -> Result<Self> {
+        let count = dev.pages();
+        let words = Words(mem::zeroed_words(blocks::words_for(count))?);
+        // 6.12 never hands out block 0; 7.3 does.
+        let blocks = BlockMap::new(words, count, !cfg!(zram_abi_7_3)).map_err(|_| EINVAL)?;
+        Ok(Self {
+            dev: Arc::new(dev, GFP_KERNEL)?,
+            blocks,
+        })
+    }
+
+    /// Gives `block` back once no slot names it.
+    pub(super) fn release(&self, block: usize) {
+        // A block not in use would be a bug; C warns once. Nothing to undo here.
+        let _ = self.blocks.release(block);
+    }
+}
+
+/// The writeback settings, which survive `reset` (as C's), and the post-processing in
+/// progress.
+#[pin_data]
+pub(super) struct WritebackState {
+    /// `writeback_limit_enable`.
+    limit_enabled: AtomicBool,
+    /// `writeback_limit`, in 4 KiB units.
+    limit: AtomicU64,
+    /// A writeback runs (C's `pp_in_progress`). Set and cleared under `init_lock`.
+    running: AtomicBool,
+    /// Signalled, under `init_lock`, when `running` clears.
+    #[pin]
+    finished: CondVar,
+}
+
+impl WritebackState {
+    pub(super) fn new() -> impl PinInit<Self> {
+        pin_init!(Self {
+            limit_enabled: AtomicBool::new(false),
+            limit: AtomicU64::new(0),
+            running: AtomicBool::new(false),
+            finished <- new_condvar!("Zram::writeback"),
+        })
+    }
+
+    /// Waits, under `init_lock` (released while waiting), until no writeback runs.
+    pub(super) fn wait_idle(&self, config: &mut Guard<'_, Config, MutexBackend>) {
+        while self.running.load(Relaxed) {
+            self.finished.wait(config);
+        }
+    }
+
+    /// Whether the budget is spent (C: `wb_limit_enable && !bd_wb_limit`).
+    fn limit_spent(&self) -> bool {
+        self.limit_enabled.load(Relaxed) && self.limit.load(Relaxed) == 0
+    }
+
+    /// Takes one page off the budget when it is enabled. (C 6.12 wraps below zero with pages
+    /// above 4 KiB; this stops at 0.)
+    fn spend_page(&self) {
+        if self.limit_enabled.load(Relaxed) {
+            let _ = self.limit.fetch_update(Relaxed, Relaxed, |limit| {
+                (limit > 0).then(|| limit.saturating_sub(FOUR_K_PER_PAGE))
+            });
+        }
+    }
+}
+
+/// The mark of a writeback in progress; clears it, under `init_lock`, on drop.
+struct Running<'a>(&'a Zram);
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        let _config = self.0.init_lock.lock();
+        self.0.writeback.running.store(false, Relaxed);
+        self.0.writeback.finished.notify_all();
+    }
+}
+
+/// `value` rounded down to a multiple of `unit` (not 0).
+fn round_down(value: u64, unit: u64) -> u64 {
+    value - value % unit
+}
+
+/// The errno C answers `writeback` or `idle` input it refuses with.
+impl From<Refused> for Error {
+    fn from(refused: Refused) -> Self {
+        match refused {
+            Refused::Invalid => EINVAL,
+            Refused::Range => ERANGE,
+        }
+    }
+}
+
+/// Whether a slot with `content` (and the idle mark `idle`) is one `filter` writes back:
+/// stored in the pool (neither same-filled nor written back already), idle or huge if asked.
+/// No page is marked incompressible without recompression, so `incompressible` takes none.
+fn wanted(filter: Filter, content: SlotContent, idle: bool) -> bool {
+    match content {
+        SlotContent::Stored { huge, .. } => {
+            (!filter.idle || idle) && (!filter.huge || huge) && !filter.incompressible
+        }
+        SlotContent::Empty | SlotContent::Same(_) | SlotContent::WrittenBack(_) => false,
+    }
+}
+
+impl Zram {
+    /// `backing_dev`: calls `f` with the path of the backing device, `None` when unset.
+    pub(crate) fn with_backing_dev<R>(&self, f: impl FnOnce(Option<&[u8]>) -> R) -> Result<R> {
+        let config = self.init_lock.lock();
+        let Some(backing) = &config.backing else {
+            return Ok(f(None));
+        };
+        // C's room: a sysfs page less the newline.
+        let mut buf = KVec::from_elem(0u8, PAGE_SIZE - 1, GFP_KERNEL)?;
+        let path = backing.dev.path(&mut buf)?;
+        Ok(f(Some(path)))
+    }
+
+    /// Sets the backing device (the path in `input`, up to a NUL or `PATH_MAX - 1` bytes, one
+    /// trailing newline dropped), replacing and closing the previous one; `EBUSY` once
+    /// initialised, else the errors of [`BackingDev::open`].
+    pub(crate) fn set_backing_dev(&self, input: &[u8]) -> Result {
+        let mut config = self.init_lock.lock();
+        if config.disksize != 0 {
+            pr_info!("Can't setup backing device for initialized device\n");
+            return Err(EBUSY);
+        }
+        let name = crate::parse::c_str(input);
+        let name = &name[..name.len().min(PATH_MAX - 1)];
+        let name = name.strip_suffix(b"\n").unwrap_or(name);
+        let backing = Backing::new(BackingDev::open(name)?)?;
+        config.backing = Some(Arc::new(backing, GFP_KERNEL)?);
+        pr_info!(
+            "setup backing device {}\n",
+            kernel::str::BStr::from_bytes(name)
+        );
+        Ok(())
+    }
+
+    /// `writeback_limit_enable`.
+    pub(crate) fn writeback_limit_enabled(&self) -> bool {
+        let _config = self.init_lock.lock();
+        self.writeback.limit_enabled.load(Relaxed)
+    }
+
+    /// Sets `writeback_limit_enable` (any non-zero value enables, as C's conversion to bool).
+    pub(crate) fn set_writeback_limit_enabled(&self, enabled: bool) {
+        let _config = self.init_lock.lock();
+        self.writeback.limit_enabled.store(enabled, Relaxed);
+    }
+
+    /// `writeback_limit`, in 4 KiB units.
+    pub(crate) fn writeback_limit(&self) -> u64 {
+        let _config = self.init_lock.lock();
+        self.writeback.limit.load(Relaxed)
+    }
+
+    /// Sets `writeback_limit` (4 KiB units; 7.3 rounds down to whole pages).
+    pub(crate) fn set_writeback_limit(&self, limit: u64) {
+        let limit = if cfg!(zram_abi_7_3) {
+            round_down(limit, FOUR_K_PER_PAGE)
+        } else {
+            limit
+        };
+        let _config = self.init_lock.lock();
+        self.writeback.limit.store(limit, Relaxed);
+    }
+
+    /// `bd_stat`: blocks of the backing device in use, pages read from it and written to it,
+    /// each in 4 KiB units.
+    pub(crate) fn bd_stat(&self) -> (u64, u64, u64) {
+        let _config = self.init_lock.lock();
+        let count = self.storage().map_or(0, |storage| {
+            storage
+                .backing
+                .as_ref()
+                .map_or(0, |backing| backing.blocks.used() as u64)
+        });
+        let four_k = |pages: u64| pages.saturating_mul(FOUR_K_PER_PAGE);
+        (
+            four_k(count),
+            four_k(self.stats.bd_reads.load(Relaxed)),
+            four_k(self.stats.bd_writes.load(Relaxed)),
+        )
+    }
+
+    /// Reads bytes `offset..offset + out.len()` of the page written back to `block`, from any
+    /// context that may sleep (the I/O path included).
+    pub(super) fn read_written_back(
+        &self,
+        storage: &Storage,
+        block: usize,
+        offset: usize,
+        out: &mut [u8],
+    ) -> Result {
+        let backing = storage.backing.as_ref().ok_or(EIO)?;
+        self.stats.bd_reads.fetch_add(1, Relaxed);
+        bdev::read_page_waiting(&backing.dev, block, offset, out)
+    }
+
+    /// `writeback`: writes pages to the backing device, as C zram of the kernel built for
+    /// takes and answers the request.
+    pub(crate) fn writeback(&self, input: &[u8]) -> Result {
+        if cfg!(zram_abi_7_3) {
+            self.writeback_7_3(input)
+        } else {
+            self.writeback_6_12(input)
+        }
+    }
+
+    /// C 6.12: a mode word or `page_index=N`; then `EINVAL` before initialisation or for an
+    /// index past the end, `EAGAIN` while another writeback runs, `ENODEV` without a backing
+    /// device. Slots are taken in index order; before each, a spent budget stops with `EIO`
+    /// and a full device with `ENOSPC` (whether or not the slot would be written).
+    fn writeback_6_12(&self, input: &[u8]) -> Result {
+        let request = writeback_args::writeback_6_12(input)?;
+        let (storage, backing, filter, range) = {
+            let config = self.init_lock.lock();
+            let storage = self.storage().ok_or(EINVAL)?;
+            let pages = storage.pages.pages();
+            let (filter, range) = match request {
+                Request6_12::All(filter) => (filter, 0..pages),
+                Request6_12::Page(index) => {
+                    let index = usize::try_from(index)
+                        .ok()
+                        .filter(|&index| index < pages)
+                        .ok_or(EINVAL)?;
+                    (Filter::ANY, index..index + 1)
+                }
+            };
+            if self.writeback.running.swap(true, Relaxed) {
+                return Err(EAGAIN);
+            }
+            let Some(backing) = config.backing.clone() else {
+                self.writeback.running.store(false, Relaxed);
+                self.writeback.finished.notify_all();
+                return Err(ENODEV);
+            };
+            (storage, backing, filter, range)
+        };
+        let _running = Running(self);
+        self.write_back(
+            &storage,
+            &backing,
+            range.map(|index| (index, false)),
+            filter,
+        )
+    }
+
+    /// C 7.3: `EINVAL` before initialisation, `ENODEV` without a backing device, then the
+    /// `key=value` request (its errors, and nothing written back on any); a writeback in
+    /// progress is waited for. The slots the request selects are marked first and written
+    /// back largest first; a spent budget stops with `EIO`, a full device with `ENOSPC`.
+    fn writeback_7_3(&self, input: &[u8]) -> Result {
+        let (storage, backing, candidates) = {
+            let mut config = self.init_lock.lock();
+            let storage = self.storage().ok_or(EINVAL)?;
+            let backing = config.backing.clone().ok_or(ENODEV)?;
+            self.writeback.wait_idle(&mut config);
+            let mut scans = KVec::new();
+            let mut full = false;
+            writeback_args::writeback_7_3(input, storage.pages.pages() as u64, |scan: Scan| {
+                full |= scans.push(scan, GFP_KERNEL).is_err();
+            })
+            ?;
+            if full {
+                return Err(ENOMEM);
+            }
+            let candidates = mark_candidates(&storage, &scans)?;
+            self.writeback.running.store(true, Relaxed);
+            (storage, backing, candidates)
+        };
+        let _running = Running(self);
+        let ordered = candidates.iter().map(|&(_, index)| (index, true));
+        self.write_back(&storage, &backing, ordered, Filter::ANY)
+    }
+
+    /// Writes back the slots `indexes` names that `filter` wants (or, for those `marked`
+    /// already, whose mark survived), one page at a time.
+    fn write_back(
+        &self,
+        storage: &Storage,
+        backing: &Backing,
+        indexes: impl Iterator<Item = (usize, bool)>,
+        filter: Filter,
+    ) -> Result {
+        let mut page = BouncePage::new()?;
+        let mut indexes = indexes;
+        let mut result = Ok(());
+        // A block claimed and not used yet, kept for the next page.
+        let mut block = None;
+        for (index, marked) in indexes.by_ref() {
+            if self.writeback.limit_spent() {
+                result = Err(EIO);
+                unmark(storage, index, marked);
+                break;
+            }
+            let target = match block {
+                Some(target) => target,
+                None => match backing.blocks.claim() {
+                    Some(target) => target,
+                    None => {
+                        result = Err(ENOSPC);
+                        unmark(storage, index, marked);
+                        break;
+                    }
+                },
+            };
+            block = Some(target);
+            match self.write_back_one(storage, backing, index, marked, filter, target, &mut page) {
+                Ok(true) => block = None,
+                Ok(false) => {}
+                Err(error) => result = Err(error),
+            }
+        }
+        // The slots marked for this writeback that it did not reach.
+        for (index, marked) in indexes {
+            unmark(storage, index, marked);
+        }
+        if let Some(unused) = block {
+            backing.release(unused);
+        }
+        result
+    }
+
+    /// Writes slot `index` back to `target` if it qualifies; returns whether the slot now
+    /// names `target`. A device error is returned (the page stays in memory); a slot that
+    /// changed meanwhile is left as it is.
+    #[allow(clippy::too_many_arguments)]
+    fn write_back_one(
+        &self,
+        storage: &Storage,
+        backing: &Backing,
+        index: usize,
+        marked: bool,
+        filter: Filter,
+        target: usize,
+        page: &mut BouncePage,
+    ) -> Result<bool> {
+        {
+            // The stream first: taking it may sleep, the slot lock may not.
+            let mut stream = storage.streams.get();
+            let mut slot = storage.pages.lock(index).ok_or(EIO)?;
+            let content = slot.content();
+            let qualifies = if marked {
+                slot.writeback_intact()
+            } else {
+                !slot.writeback_intact() && wanted(filter, content, slot.is_idle())
+            };
+            if !qualifies {
+                return Ok(false);
+            }
+            slot.begin_writeback();
+            if read_locked(&slot, content, index, page.bytes_mut(), &mut stream).is_err() {
+                slot.end_writeback();
+                return Ok(false);
+            }
+        }
+        if let Err(error) = backing.dev.write_page(target, page) {
+            if let Some(mut slot) = storage.pages.lock(index) {
+                slot.end_writeback();
+            }
+            return Err(error);
+        }
+        self.stats.bd_writes.fetch_add(1, Relaxed);
+        let mut slot = storage.pages.lock(index).ok_or(EIO)?;
+        if !slot.writeback_intact() {
+            return Ok(false);
+        }
+        slot.end_writeback();
+        self.stats.stored_written_back();
+        let old = slot.store_written_back(target);
+        drop(slot);
+        storage.removed(&self.stats, old);
+        self.writeback.spend_page();
+        Ok(true)
+    }
+}
+
+/// Takes away the writeback mark of slot `index` if this writeback set it.
+fn unmark(storage: &Storage, index: usize, marked: bool) {
+    if marked {
+        if let Some(mut slot) = storage.pages.lock(index) {
+            slot.end_writeback();
+        }
+    }
+}
+
+/// C 7.3's selection: every slot of the scans that their filter wants and that no other
+/// post-processing holds, marked; returned as (size, index), largest first (C takes its size
+/// buckets from the top).
+fn mark_candidates(storage: &Storage, scans: &[Scan]) -> Result<VVec<(usize, usize)>> {
+    let mut candidates = VVec::new();
+    let mut result = Ok(());
+    'scans: for scan in scans {
+        let (Ok(start), Ok(end)) = (usize::try_from(scan.start), usize::try_from(scan.end)) else {
+            continue;
+        };
+        for index in start..end.min(storage.pages.pages()) {
+            // Room for one more before the slot lock, under which nothing may sleep: the push
+            // below then never allocates.
+            if let Err(error) = candidates.reserve(1, GFP_KERNEL) {
+                result = Err(error.into());
+                break 'scans;
+            }
+            let Some(mut slot) = storage.pages.lock(index) else {
+                continue;
+            };
+            let content = slot.content();
+            if slot.writeback_intact() || !wanted(scan.filter, content, slot.is_idle()) {
+                continue;
+            }
+            let SlotContent::Stored { size, .. } = content else {
+                continue;
+            };
+            if let Err(error) = candidates.push((size, index), GFP_NOWAIT) {
+                result = Err(error.into());
+                break 'scans;
+            }
+            slot.begin_writeback();
+        }
+    }
+    if let Err(error) = result {
+        for &(_, index) in candidates.iter() {
+            unmark(storage, index, true);
+        }
+        return Err(error);
+    }
+    candidates.sort_unstable_by_key(|&(size, _)| core::cmp::Reverse(size));
+    Ok(candidates)
+}

@@ -1,0 +1,170 @@
+#!/bin/bash
+# Writeback to a backing device, with C zram in the same boot as the oracle: one scenario runs
+# against C zram.ko and then zram_rs.ko, each with a loop device over a file in tmpfs, and
+# prints one line per step (what a write answered, backing_dev, bd_stat, the mm_stat fields
+# that do not depend on the allocator, and whether the whole disk still reads back as written).
+# The transcripts must match line for line; zram_rs's must also show every read-back intact.
+# Steps: backing_dev's errors (missing path, a regular file, a device another zram device
+# holds, set once initialised), writeback before initialisation and without a backing device,
+# `huge`, `idle` after `idle all`, `page_index=` (and on 7.3 its `key=value` forms; 6.12
+# refuses them as C does), overwrites and discards of written-back pages, the writeback
+# budget (`writeback_limit_enable`, `writeback_limit`, EIO when spent), a full device
+# (ENOSPC), and reset.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+# Transcript lines of the scenario (each one a case), plus the checks below.
+LINES=51
+plan $((LINES + 8 + UNLOAD_CASES))
+
+pages=96
+pattern=/tmp/wb.pattern
+expected=/tmp/wb.expected
+# Page i: random (stored huge) when i % 4 == 0, text (compressible) when 1 or 3, zeroes when 2.
+: >$pattern
+for i in $(seq 0 $((pages - 1))); do
+	case $((i % 4)) in
+	0) head -c "$PAGE" /dev/urandom ;;
+	2) head -c "$PAGE" /dev/zero ;;
+	*) yes "zram writeback page $i of $pages" | head -c "$PAGE" ;;
+	esac >>$pattern
+done
+head -c $((8 * PAGE)) /dev/urandom >/tmp/wb.new
+
+# The backing devices: 4 * pages blocks, and one of 4 blocks for the full-device case.
+truncate -s $((4 * pages * PAGE)) /tmp/wb.img
+truncate -s $((4 * PAGE)) /tmp/wb-small.img
+losetup /dev/loop0 /tmp/wb.img
+losetup /dev/loop1 /tmp/wb-small.img
+
+# scenario MODULE: the steps, one line each.
+scenario() {
+	local m=$1 z=/sys/block/zram0 dev=/dev/zram0 mm
+	modprobe "$m" num_devices=2 || return
+	line() { echo "$1 -> $2"; }
+	# orig_data_size compr_data_size same_pages huge_pages
+	mmf() {
+		read -r -a mm <$z/mm_stat
+		echo "${mm[0]} ${mm[1]} ${mm[5]} ${mm[7]}"
+	}
+	same_data() {
+		if cmp -s <(dd if=$dev bs="$PAGE" count=$pages iflag=direct 2>/dev/null) $expected; then
+			echo same
+		else
+			echo DIFFERENT
+		fi
+	}
+	cp $pattern $expected
+	line "modes" "$(stat -c %a $z/backing_dev $z/writeback $z/writeback_limit $z/writeback_limit_enable $z/bd_stat | tr '\n' ' ')"
+	line "uninit backing_dev" "$(cat $z/backing_dev)"
+	line "uninit bd_stat" "$(cat $z/bd_stat)"
+	line "uninit writeback idle" "$(write_attr $z/writeback idle)"
+	line "uninit writeback garbage" "$(write_attr $z/writeback garbage)"
+	line "backing_dev missing" "$(write_attr $z/backing_dev /nonexistent)"
+	line "backing_dev regular file" "$(write_attr $z/backing_dev /tmp/wb.img)"
+	line "backing_dev empty" "$(write_attr $z/backing_dev '')"
+	line "backing_dev loop0" "$(write_attr $z/backing_dev $'/dev/loop0\n')"
+	line "read backing_dev" "$(cat $z/backing_dev)"
+	line "zram1 backing_dev loop0 (held)" "$(write_attr /sys/block/zram1/backing_dev /dev/loop0)"
+	line "zram1 disksize" "$(write_attr /sys/block/zram1/disksize 1M)"
+	line "zram1 writeback without a backing device" "$(write_attr /sys/block/zram1/writeback huge)"
+	line "disksize" "$(write_attr $z/disksize $((pages * PAGE)))"
+	line "init backing_dev" "$(write_attr $z/backing_dev /dev/loop0)"
+	dd if=$pattern of=$dev bs="$PAGE" oflag=direct 2>/dev/null
+	line "written: mm" "$(mmf)"
+	line "written: bd_stat" "$(cat $z/bd_stat)"
+	line "writeback huge" "$(write_attr $z/writeback huge)"
+	line "huge: mm" "$(mmf)"
+	line "huge: bd_stat" "$(cat $z/bd_stat)"
+	line "huge: data" "$(same_data)"
+	line "huge: bd_stat after reading" "$(cat $z/bd_stat)"
+	line "writeback page_index past the end" "$(write_attr $z/writeback page_index=$pages)"
+	line "writeback page_index=-1" "$(write_attr $z/writeback page_index=-1)"
+	line "writeback page_index=1" "$(write_attr $z/writeback page_index=1)"
+	line "writeback page_index=1 page_index=3" "$(write_attr $z/writeback 'page_index=1 page_index=3')"
+	line "writeback page_indexes=5-7" "$(write_attr $z/writeback page_indexes=5-7)"
+	line "writeback type=huge_idle" "$(write_attr $z/writeback type=huge_idle)"
+	line "writeback incompressible" "$(write_attr $z/writeback incompressible)"
+	line "page_index: bd_stat" "$(cat $z/bd_stat)"
+	line "idle all" "$(write_attr $z/idle all)"
+	line "writeback idle" "$(write_attr $z/writeback idle)"
+	line "idle: mm" "$(mmf)"
+	line "idle: bd_stat" "$(cat $z/bd_stat)"
+	line "idle: data" "$(same_data)"
+	# Overwrite pages 8-11 and discard pages 16-23: their blocks come back.
+	dd if=/tmp/wb.new of=$dev bs="$PAGE" seek=8 count=4 oflag=direct conv=notrunc 2>/dev/null
+	dd if=/tmp/wb.new of=$expected bs="$PAGE" seek=8 count=4 conv=notrunc 2>/dev/null
+	blkdiscard -o $((16 * PAGE)) -l $((8 * PAGE)) $dev
+	dd if=/dev/zero of=$expected bs="$PAGE" seek=16 count=8 conv=notrunc 2>/dev/null
+	line "overwritten and discarded: bd_stat" "$(cat $z/bd_stat)"
+	line "overwritten and discarded: data" "$(same_data)"
+	# The budget: none left stops with EIO before any page; 2 pages' worth writes back 2.
+	line "writeback_limit_enable 1" "$(write_attr $z/writeback_limit_enable 1)"
+	line "writeback_limit bad" "$(write_attr $z/writeback_limit x)"
+	line "read limits" "$(cat $z/writeback_limit_enable) $(cat $z/writeback_limit)"
+	line "idle all again" "$(write_attr $z/idle all)"
+	line "writeback idle, budget 0" "$(write_attr $z/writeback idle)"
+	line "writeback_limit 2 pages" "$(write_attr $z/writeback_limit $((2 * PAGE / 4096)))"
+	line "writeback idle, budget 2 pages" "$(write_attr $z/writeback idle)"
+	line "budget: bd_stat, limit" "$(cat $z/bd_stat) $(cat $z/writeback_limit)"
+	line "budget: data" "$(same_data)"
+	line "reset" "$(write_attr $z/reset 1)"
+	line "reset: backing_dev, bd_stat, limits" "$(cat $z/backing_dev) $(cat $z/bd_stat) $(cat $z/writeback_limit_enable) $(cat $z/writeback_limit)"
+	# A full device: 4 blocks (3 usable on 6.12, whose block 0 stays unused).
+	echo 0 >$z/writeback_limit_enable
+	echo /dev/loop1 >$z/backing_dev
+	echo $((pages * PAGE)) >$z/disksize
+	dd if=$pattern of=$dev bs="$PAGE" oflag=direct 2>/dev/null
+	line "full device: writeback huge" "$(write_attr $z/writeback huge)"
+	line "full device: bd_stat" "$(cat $z/bd_stat)"
+	cp $pattern $expected
+	line "full device: data" "$(same_data)"
+	echo 1 >$z/reset
+	echo 1 >/sys/block/zram1/reset
+}
+
+scenario zram >/tmp/wb.c 2>&1
+rmmod zram
+scenario zram_rs >/tmp/wb.rs 2>&1
+check_eq "C zram's transcript has the scenario's $LINES lines" $LINES "$(wc -l </tmp/wb.c)"
+check_eq "zram_rs's transcript has as many lines" "$(wc -l </tmp/wb.c)" "$(wc -l </tmp/wb.rs)"
+for i in $(seq 1 $LINES); do
+	c=$(sed -n "${i}p" /tmp/wb.c)
+	rs=$(sed -n "${i}p" /tmp/wb.rs)
+	check_eq "as C: $c" "$c" "$rs"
+done
+check_eq "zram_rs read every page back as written, after each step" 0 \
+	"$(grep -c 'data -> DIFFERENT' /tmp/wb.rs)"
+check "zram_rs wrote pages back (bd_stat counted writes)" \
+	awk '/^idle: bd_stat -> / { exit !($6 > 0) }' /tmp/wb.rs
+# reset and hot_remove while a writeback runs: they wait for it; each writeback answers OK (it
+# ran) or EINVAL (the device was already reset); the device ends uninitialised without its
+# backing device, the other is gone, and nothing leaks (kmemleak at unload, debug kernel).
+race_pages=1024
+head -c $((race_pages * PAGE)) /dev/urandom >/tmp/wb.race-data
+for id in 0 1; do
+	losetup -d /dev/loop$id
+	truncate -s $((2 * race_pages * PAGE)) /tmp/wb-race$id.img
+	losetup /dev/loop$id /tmp/wb-race$id.img
+done
+for id in 0 1; do
+	echo /dev/loop$id >/sys/block/zram$id/backing_dev
+	echo $((race_pages * PAGE)) >/sys/block/zram$id/disksize
+	dd if=/tmp/wb.race-data of=/dev/zram$id bs="$PAGE" oflag=direct 2>/dev/null
+done
+write_attr /sys/block/zram0/writeback huge >/tmp/wb.race0 &
+w0=$!
+write_attr /sys/block/zram1/writeback huge >/tmp/wb.race1 &
+w1=$!
+reset=$(write_attr /sys/block/zram0/reset 1)
+removed=$(write_attr /sys/class/zram-control/hot_remove 1)
+wait $w0 $w1
+check_eq "reset during a writeback" OK "$reset"
+check_eq "hot_remove during a writeback" OK "$removed"
+answered() { grep -qxE 'OK|Invalid argument' /tmp/wb.race0 && grep -qxE 'OK|Invalid argument' /tmp/wb.race1; }
+check "the writebacks answered OK or EINVAL" answered
+check_eq "after the race: zram0 uninitialised without a backing device, zram1 gone" \
+	"0 none absent" "$(cat /sys/block/zram0/initstate) $(cat /sys/block/zram0/backing_dev) $([ -e /sys/block/zram1 ] && echo present || echo absent)"
+losetup -d /dev/loop0
+losetup -d /dev/loop1
+zram_unload
+finish
