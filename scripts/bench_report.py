@@ -24,6 +24,9 @@ log = (out / "console.log").read_text(errors="replace").splitlines()
 runs = defaultdict(lambda: defaultdict(dict))  # cell -> driver -> rep -> (bw, sys_s_per_gib, lat_us)
 seed = defaultdict(dict)
 memory = defaultdict(dict)
+writeback = defaultdict(dict)
+readback = defaultdict(dict)
+table = {}
 stosq = None
 header = ""
 profiles = defaultdict(lambda: defaultdict(list))  # cell -> driver -> [(percent, symbol)]
@@ -51,6 +54,13 @@ for line in log:
     elif line.startswith("MEMORY "):
         _, driver, rep, used = line.split()
         memory[driver][int(rep)] = int(used)
+    elif line.startswith("WRITEBACK "):
+        _, driver, rep, written, read = line.split()
+        writeback[driver][int(rep)] = int(written)
+        readback[driver][int(rep)] = int(read)
+    elif line.startswith("TABLE "):
+        _, driver, size, pages = line.split()
+        table[driver] = int(size) / int(pages)
     elif line.startswith("PROFILE "):
         _, cell, driver, percent, symbol = line.split()[:5]
         profiles[cell][driver].append((percent, symbol))
@@ -91,6 +101,16 @@ for cell in runs:
 seed_summary = summarise(seed)
 if seed_summary:
     rows.append({"cell": "seed: dd of 100 MB same-filled", "unit": "MB/s", **seed_summary})
+for name, data in (("writeback: writeback huge of 64 MiB", writeback),
+                   ("writeback: read back from the backing device", readback)):
+    summary = summarise(data)
+    if summary:
+        rows.append({"cell": name, "unit": "pages/s", **summary})
+if "zram" in table and "zram_rs" in table:
+    rows.append({"cell": "slot table: bytes per page (vmalloc area)", "unit": "bytes",
+                 "c_median": table["zram"], "rs_median": table["zram_rs"],
+                 "ratio_median": table["zram_rs"] / table["zram"] if table["zram"] else 0.0,
+                 "ratio_min": 0.0, "ratio_max": 0.0, "reps": 1})
 memory_summary = summarise(memory)
 if memory_summary:
     rows.append({"cell": "memory: mem_used_total, 256 MiB compressible", "unit": "bytes", **memory_summary})

@@ -39,11 +39,17 @@ initrd=$work/initramfs.cpio.gz
 log=$work/console-$mode.log
 "$here/initramfs.sh" "$initrd" "$kdir" "$ko" "$@"
 
+# A scratch virtio disk, /dev/vda in the guest: a backing device for the writeback tests and
+# the demo. Sparse, recreated for every boot.
+disk=$work/vda.img
+rm -f "$disk"
+truncate -s 256M "$disk"
 case $ARCH_NAME in
 x86_64)
 	qemu=(qemu-system-x86_64 -accel "$ACCEL")
 	image=$kdir/arch/x86/boot/bzImage
 	console=ttyS0
+	virtio_blk=virtio-blk-pci
 	;;
 arm64)
 	# A 16 KiB granule needs a CPU that has one; pauth-impdef keeps pointer authentication cheap
@@ -53,6 +59,7 @@ arm64)
 	qemu=(qemu-system-aarch64 -M virt -cpu "$cpu" -accel "$ACCEL")
 	image=$kdir/arch/arm64/boot/Image
 	console=ttyAMA0
+	virtio_blk=virtio-blk-device
 	;;
 esac
 echo "vm: booting $ARCH_NAME under QEMU ($ACCEL$([ "$ACCEL" = tcg ] && echo ': software emulation, timings are TCG')${clock:+, clock from instruction counts}, $SMP CPUs, $MEM)"
@@ -61,6 +68,7 @@ set +e
 # shellcheck disable=SC2206 # (VM_QEMU_EXTRA is split into words on purpose)
 extra_qemu=(${VM_QEMU_EXTRA:-})
 timeout "$VM_TIMEOUT" "${qemu[@]}" "${clock[@]}" "${extra_qemu[@]}" -m "$MEM" -smp "$SMP" -nographic -no-reboot -net none \
+	-drive "file=$disk,if=none,id=vda,format=raw,cache=unsafe" -device "$virtio_blk,drive=vda" \
 	-kernel "$image" -initrd "$initrd" \
 	-append "console=$console panic=-1 loglevel=3 log_buf_len=16M zram_rs.mode=$mode $extra_append" \
 	</dev/null 2>&1 | sed -u 's/\r$//' | tee "$log" | grep --line-buffered -v '^VM-DMESG' | \

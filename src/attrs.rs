@@ -156,7 +156,6 @@ fn idle_store(zram: &Zram, _disk: DiskRef<'_, Zram>, input: &[u8]) -> Result {
     zram.mark_idle(cutoff)
 }
 
-
 fn compact_store(zram: &Zram, _disk: DiskRef<'_, Zram>, _input: &[u8]) -> Result {
     zram.compact()
 }

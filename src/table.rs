@@ -286,6 +286,11 @@ impl SlotGuard<'_> {
         self.flags & Layout::IDLE != 0
     }
 
+    /// Takes the idle mark away.
+    pub(crate) fn unmark_idle(&mut self) {
+        self.flags &= !Layout::IDLE;
+    }
+
     /// Marks the slot's content as being written back. Any change of the content, and any
     /// access, takes the mark away; [`Self::writeback_intact`] then says so.
     pub(crate) fn begin_writeback(&mut self) {

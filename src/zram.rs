@@ -277,7 +277,10 @@ impl Zram {
             );
             // As C's `zram_destroy_comps`: a backend that fails to start takes the selection
             // with it; the next initialisation starts from the default algorithm and parameters.
+            // The backing device stays.
+            let backing = config.backing.take();
             *config = Config::new();
+            config.backing = backing;
         })?;
         let backing = config.backing.clone();
         let storage = Arc::pin_init(
@@ -464,8 +467,9 @@ impl Zram {
     /// Reads page `index` into `out` (`PAGE_SIZE` bytes), an access at `now` (seconds).
     #[inline(always)]
     fn read_page(&self, storage: &Storage, index: usize, out: &mut [u8], now: u32) -> Result {
-        let Some((slot, content)) = self.lock_to_read(storage, index, out, now)? else {
-            return Ok(());
+        let (slot, content) = match lock_to_read(storage, index, now)? {
+            Found::Locked(slot, content) => (slot, content),
+            Found::WrittenBack(block) => return self.read_written_back(storage, block, 0, out),
         };
         if let Some(plain) = Plain::of(content) {
             return read_plain(&slot, plain, index, out);
@@ -498,32 +502,14 @@ impl Zram {
     ) -> Result {
         // Declared after the stream, the slot guard is dropped (unlocked) before it.
         let mut stream = storage.streams.get();
-        let Some((slot, content)) = self.lock_to_read(storage, index, out, now)? else {
-            return Ok(());
-        };
-        read_locked(&slot, content, index, out, &mut stream)
-    }
-
-    /// Locks slot `index` for a whole-page read into `out` at `now` (an access: the page is no
-    /// longer idle) and returns it with its content; a page written back is read from the
-    /// backing device instead, without the lock (`None`).
-    #[inline(always)]
-    fn lock_to_read<'s>(
-        &self,
-        storage: &'s Storage,
-        index: usize,
-        out: &mut [u8],
-        now: u32,
-    ) -> Result<Option<(SlotGuard<'s>, SlotContent)>> {
-        let mut slot = storage.pages.lock(index).ok_or(EIO)?;
-        slot.accessed(now);
-        let content = slot.content();
-        if let SlotContent::WrittenBack(block) = content {
-            drop(slot);
-            self.read_written_back(storage, block, 0, out)?;
-            return Ok(None);
+        match lock_to_read(storage, index, now)? {
+            Found::Locked(slot, content) => read_locked(&slot, content, index, out, &mut stream),
+            Found::WrittenBack(block) => {
+                // The stream goes back before the device is waited for.
+                drop(stream);
+                self.read_written_back(storage, block, 0, out)
+            }
         }
-        Ok(Some((slot, content)))
     }
 
     /// Compresses `data` (`PAGE_SIZE` bytes) and stores it as page `index`, an access at `now`
@@ -914,6 +900,24 @@ fn read_plain(slot: &SlotGuard<'_>, plain: Plain, index: usize, out: &mut [u8]) 
         }
     }
     Ok(())
+}
+
+/// A slot found for a read: locked, with its content, or naming the backing device's block
+/// that holds the page (unlocked: the device is read without the lock).
+enum Found<'s> {
+    Locked(SlotGuard<'s>, SlotContent),
+    WrittenBack(usize),
+}
+
+/// Locks slot `index` for a read at `now` (an access: the page is no longer idle).
+#[inline(always)]
+fn lock_to_read(storage: &Storage, index: usize, now: u32) -> Result<Found<'_>> {
+    let mut slot = storage.pages.lock(index).ok_or(EIO)?;
+    slot.accessed(now);
+    Ok(match slot.content() {
+        SlotContent::WrittenBack(block) => Found::WrittenBack(block),
+        content => Found::Locked(slot, content),
+    })
 }
 
 /// Reads page `index`, whose locked slot holds `content` in memory (not written back), into

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Writeback to a backing device, with C zram in the same boot as the oracle: one scenario runs
-# against C zram.ko and then zram_rs.ko, each with a loop device over a file in tmpfs, and
+# against C zram.ko and then zram_rs.ko, each with the VM's virtio disk (/dev/vda; a loop
+# device over a file in tmpfs for the full-device case), and
 # prints one line per step (what a write answered, backing_dev, bd_stat, the mm_stat fields
 # that do not depend on the allocator, and whether the whole disk still reads back as written).
 # The transcripts must match line for line; zram_rs's must also show every read-back intact.
@@ -30,10 +31,10 @@ for i in $(seq 0 $((pages - 1))); do
 done
 head -c $((8 * PAGE)) /dev/urandom >/tmp/wb.new
 
-# The backing devices: 4 * pages blocks, and one of 4 blocks for the full-device case.
+# The backing devices: the virtio disk, and a loop device of 4 blocks for the full-device case
+# (a regular file, for backing_dev's ENOTBLK).
 truncate -s $((4 * pages * PAGE)) /tmp/wb.img
 truncate -s $((4 * PAGE)) /tmp/wb-small.img
-losetup /dev/loop0 /tmp/wb.img
 losetup /dev/loop1 /tmp/wb-small.img
 
 # scenario MODULE: the steps, one line each.
@@ -62,13 +63,13 @@ scenario() {
 	line "backing_dev missing" "$(write_attr $z/backing_dev /nonexistent)"
 	line "backing_dev regular file" "$(write_attr $z/backing_dev /tmp/wb.img)"
 	line "backing_dev empty" "$(write_attr $z/backing_dev '')"
-	line "backing_dev loop0" "$(write_attr $z/backing_dev $'/dev/loop0\n')"
+	line "backing_dev vda" "$(write_attr $z/backing_dev $'/dev/vda\n')"
 	line "read backing_dev" "$(cat $z/backing_dev)"
-	line "zram1 backing_dev loop0 (held)" "$(write_attr /sys/block/zram1/backing_dev /dev/loop0)"
+	line "zram1 backing_dev vda (held)" "$(write_attr /sys/block/zram1/backing_dev /dev/vda)"
 	line "zram1 disksize" "$(write_attr /sys/block/zram1/disksize 1M)"
 	line "zram1 writeback without a backing device" "$(write_attr /sys/block/zram1/writeback huge)"
 	line "disksize" "$(write_attr $z/disksize $((pages * PAGE)))"
-	line "init backing_dev" "$(write_attr $z/backing_dev /dev/loop0)"
+	line "init backing_dev" "$(write_attr $z/backing_dev /dev/vda)"
 	dd if=$pattern of=$dev bs="$PAGE" oflag=direct 2>/dev/null
 	line "written: mm" "$(mmf)"
 	line "written: bd_stat" "$(cat $z/bd_stat)"
@@ -141,13 +142,11 @@ check "zram_rs wrote pages back (bd_stat counted writes)" \
 # backing device, the other is gone, and nothing leaks (kmemleak at unload, debug kernel).
 race_pages=1024
 head -c $((race_pages * PAGE)) /dev/urandom >/tmp/wb.race-data
+truncate -s $((2 * race_pages * PAGE)) /tmp/wb-race.img
+losetup /dev/loop0 /tmp/wb-race.img
+echo /dev/vda >/sys/block/zram0/backing_dev
+echo /dev/loop0 >/sys/block/zram1/backing_dev
 for id in 0 1; do
-	losetup -d /dev/loop$id
-	truncate -s $((2 * race_pages * PAGE)) /tmp/wb-race$id.img
-	losetup /dev/loop$id /tmp/wb-race$id.img
-done
-for id in 0 1; do
-	echo /dev/loop$id >/sys/block/zram$id/backing_dev
 	echo $((race_pages * PAGE)) >/sys/block/zram$id/disksize
 	dd if=/tmp/wb.race-data of=/dev/zram$id bs="$PAGE" oflag=direct 2>/dev/null
 done

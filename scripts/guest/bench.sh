@@ -5,6 +5,8 @@
 #   RESULT <cell> <driver> <rep> <fio terse v3 line>
 #   SEED <driver> <rep> <seconds>      (dd of 100 MB of same-filled data, page cache)
 #   MEMORY <driver> <rep> <mem_used_total>
+#   WRITEBACK <driver> <rep> <pages/s written back> <pages/s read back>
+#   TABLE <driver> <bytes of the slot table> <pages>   (from /proc/vmallocinfo)
 #   STOSQ <GB/s>
 #   PROFILE <cell> <driver> <percent> <kernel symbol>   (BENCH_PROFILE=1: one perf run per cell)
 #   INSN <phase> <cell> <driver> <pages>   (BENCH_PROFILE=insn: the counting plugin's phase that
@@ -148,6 +150,42 @@ done
 		echo "MEMORY $driver $rep $(awk '{ print $3 }' $z/mm_stat)"
 		teardown $driver
 	done
+done
+
+# Writeback: 64 MiB of random data (stored huge) on a 1 GiB device backed by the VM's virtio
+# disk, written back with `writeback huge`, then read back with direct I/O: pages per second
+# of each, by the guest's clock.
+wb_size_mb=64
+now_ns() { date +%s%N; }
+[ -z "$counting" ] && echo writeback | grep -Eq "$only" && [ -b /dev/vda ] && for rep in $(seq 1 "$reps"); do
+	for driver in $(order "$rep"); do
+		modprobe "$driver" num_devices=1 || exit 1
+		echo /dev/vda >$z/backing_dev
+		echo 1G >$z/disksize
+		fio --name=wb --filename=$dev --rw=write --bs=1M --size=${wb_size_mb}M --direct=1 \
+			--refill_buffers --randseed=$rep >/dev/null 2>&1
+		pages=$((wb_size_mb * 1024 * 1024 / $(getconf PAGESIZE)))
+		start=$(now_ns)
+		echo huge >$z/writeback
+		written=$(now_ns)
+		dd if=$dev of=/dev/null bs=1M count=$wb_size_mb iflag=direct 2>/dev/null
+		read=$(now_ns)
+		echo "WRITEBACK $driver $rep $((pages * 1000000000 / (written - start))) $((pages * 1000000000 / (read - written)))"
+		teardown $driver
+	done
+done
+
+# The slot table's size per page: the largest vmalloc area that initialising a 1 GiB device
+# adds (the table; /proc/vmallocinfo counts a guard page in each area).
+[ -z "$counting" ] && echo table | grep -Eq "$only" && for driver in $drivers; do
+	page=$(getconf PAGESIZE)
+	modprobe "$driver" num_devices=1 || exit 1
+	awk '{ print $1 }' /proc/vmallocinfo >/tmp/vmalloc.before
+	echo 1G >$z/disksize
+	bytes=$(awk 'NR == FNR { seen[$1] = 1; next } !($1 in seen) { print $2 }' \
+		/tmp/vmalloc.before /proc/vmallocinfo | sort -n | tail -n 1)
+	echo "TABLE $driver $((${bytes:-$page} - page)) $((1024 * 1024 * 1024 / page))"
+	teardown $driver
 done
 
 [ -x /usr/local/bin/stosq ] && echo "STOSQ $(stosq 2 | awk '{ print $2 }')"

@@ -6,21 +6,18 @@
 //!
 //! A thread inside a driver's `submit_bio` must not wait for a bio of its own: the block layer
 //! only queues bios submitted there, until `submit_bio` returns. [`read_page_waiting`] is the
-//! read for that context: a work item issues the bio and waits for it, and the caller waits for
-//! the work item (as C zram 6.12 reads a partial page from its backing device).
+//! read for that context: a worker issues the bio and waits for it, and the caller waits for
+//! the worker (as C zram 6.12 reads a partial page from its backing device).
 
 use super::bounce::BouncePage;
 use super::ffi;
-use core::marker::PhantomData;
 use core::ptr::NonNull;
 use kernel::alloc::flags::GFP_KERNEL;
 use kernel::bindings;
 use kernel::error::from_err_ptr;
-use kernel::ffi::c_int;
+use kernel::ffi::{c_int, c_void};
 use kernel::prelude::*;
 use kernel::str::CStr;
-use kernel::sync::{Arc, CondVar, Mutex};
-use kernel::{new_condvar, new_mutex, workqueue};
 
 const PAGE_SIZE: usize = bindings::PAGE_SIZE;
 /// 512-byte sectors in a page.
@@ -166,38 +163,30 @@ impl BackingDev {
     }
 }
 
-/// A scope in which this task's allocations do no I/O (`memalloc_noio_save()`), for the
-/// allocations `kernel::alloc` makes with `GFP_KERNEL` on the I/O path.
-struct NoIo(u32, PhantomData<*const ()>);
-
-impl NoIo {
-    fn enter() -> Self {
-        // SAFETY: no preconditions; undone by the drop, in this task.
-        Self(unsafe { ffi::zram_rs_memalloc_noio_save() }, PhantomData)
-    }
+/// A read that a worker performs for the thread waiting in [`read_page_waiting`].
+struct SyncRead<'a> {
+    dev: &'a BackingDev,
+    block: usize,
+    page: &'a mut BouncePage,
+    result: Result,
 }
 
-impl Drop for NoIo {
-    fn drop(&mut self) {
-        // SAFETY: restores what `enter` saved, in the same task (the value is not `Send`).
-        unsafe { ffi::zram_rs_memalloc_noio_restore(self.0) };
-    }
-}
-
-/// Where a work item leaves its read for the thread that waits for it.
-#[pin_data]
-struct Handoff {
-    #[pin]
-    done: Mutex<Option<(Result, BouncePage)>>,
-    #[pin]
-    finished: CondVar,
+/// The worker's part of [`read_page_waiting`].
+///
+/// # Safety
+///
+/// `arg` points to a [`SyncRead`] that nobody else touches until this returns.
+unsafe extern "C" fn sync_read(arg: *mut c_void) {
+    // SAFETY: by the function's contract (`read_page_waiting` waits until this returns).
+    let read = unsafe { &mut *arg.cast::<SyncRead<'_>>() };
+    read.result = read.dev.read_page(read.block, read.page);
 }
 
 /// Reads bytes `offset..offset + out.len()` of `block` of `dev` into `out`, from any context
-/// that may sleep, a driver's `submit_bio` included: a work item reads the whole block into a
-/// bounce page and this thread waits for it.
+/// that may sleep, a driver's `submit_bio` included: a worker reads the whole block into a
+/// bounce page while this thread waits for it.
 pub(crate) fn read_page_waiting(
-    dev: &Arc<BackingDev>,
+    dev: &BackingDev,
     block: usize,
     offset: usize,
     out: &mut [u8],
@@ -206,32 +195,17 @@ pub(crate) fn read_page_waiting(
         .checked_add(out.len())
         .filter(|&end| end <= PAGE_SIZE)
         .ok_or(EINVAL)?;
-    // On the I/O path: the allocations below must not start I/O (it may be swap).
-    let _noio = NoIo::enter();
-    let handoff = Arc::pin_init(
-        pin_init!(Handoff {
-            done <- new_mutex!(None, "BackingDev::read_page_waiting"),
-            finished <- new_condvar!("BackingDev::read_page_waiting"),
-        }),
-        GFP_KERNEL,
-    )?;
     let mut page = BouncePage::new()?;
-    let reader = handoff.clone();
-    let dev = dev.clone();
-    workqueue::system_unbound()
-        .try_spawn(GFP_KERNEL, move || {
-            let result = dev.read_page(block, &mut page);
-            *reader.done.lock() = Some((result, page));
-            reader.finished.notify_all();
-        })
-        .map_err(|_| ENOMEM)?;
-    let mut done = handoff.done.lock();
-    loop {
-        if let Some((result, page)) = done.take() {
-            result?;
-            out.copy_from_slice(&page.bytes()[offset..end]);
-            return Ok(());
-        }
-        handoff.finished.wait(&mut done);
-    }
+    let mut read = SyncRead {
+        dev,
+        block,
+        page: &mut page,
+        result: Err(EIO),
+    };
+    // SAFETY: `read` lives on this stack until the call returns, which is after the worker's
+    // `sync_read` has returned; meanwhile only the worker touches it.
+    unsafe { ffi::zram_rs_run_in_worker(sync_read, (&raw mut read).cast()) };
+    read.result?;
+    out.copy_from_slice(&page.bytes()[offset..end]);
+    Ok(())
 }

@@ -225,10 +225,12 @@ extern "C" {
     pub(crate) fn zram_rs_part_stat_clear(disk: *mut bindings::gendisk);
     /// `flush_dcache_page()` (an inline on most architectures).
     pub(crate) fn zram_rs_flush_dcache_page(page: *mut bindings::page);
-    /// `memalloc_noio_save()`: this task's allocations do no I/O until the restore.
-    pub(crate) fn zram_rs_memalloc_noio_save() -> c_uint;
-    /// `memalloc_noio_restore()`.
-    pub(crate) fn zram_rs_memalloc_noio_restore(flags: c_uint);
+    /// Runs `f(arg)` in a worker of `system_unbound_wq` and returns once `f` has returned (an
+    /// on-stack work item and `flush_work()`).
+    pub(crate) fn zram_rs_run_in_worker(
+        f: unsafe extern "C" fn(arg: *mut c_void),
+        arg: *mut c_void,
+    );
     /// `virt_to_page()` (a macro) of a lowmem address.
     pub(crate) fn zram_rs_virt_to_page(addr: *mut c_void) -> *mut bindings::page;
     /// A lockdep map of the slot lock class, allocated and initialised; NULL when out of memory.

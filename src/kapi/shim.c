@@ -12,9 +12,9 @@
 #include <linux/mutex.h>
 #include <linux/part_stat.h>
 #include <linux/preempt.h>
-#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
+#include <linux/workqueue.h>
 
 /* module_param() is a macro that places a struct kernel_param in the __param section. */
 static unsigned int num_devices = 1;
@@ -89,16 +89,34 @@ void zram_rs_flush_dcache_page(struct page *page)
 	flush_dcache_page(page);
 }
 
-unsigned int zram_rs_memalloc_noio_save(void);
-unsigned int zram_rs_memalloc_noio_save(void)
+struct zram_rs_work {
+	struct work_struct work;
+	void (*fn)(void *arg);
+	void *arg;
+};
+
+static void zram_rs_work_fn(struct work_struct *work)
 {
-	return memalloc_noio_save();
+	struct zram_rs_work *w = container_of(work, struct zram_rs_work, work);
+
+	w->fn(w->arg);
 }
 
-void zram_rs_memalloc_noio_restore(unsigned int flags);
-void zram_rs_memalloc_noio_restore(unsigned int flags)
+/*
+ * Runs fn(arg) in a worker of system_unbound_wq and returns once it has returned: for a thread
+ * inside a driver's submit_bio, which must not wait there for a bio of its own. An on-stack
+ * work item (INIT_WORK_ONSTACK is a macro), as C zram's read_from_bdev_sync(); nothing is
+ * allocated, and flush_work() returns only after fn has.
+ */
+void zram_rs_run_in_worker(void (*fn)(void *arg), void *arg);
+void zram_rs_run_in_worker(void (*fn)(void *arg), void *arg)
 {
-	memalloc_noio_restore(flags);
+	struct zram_rs_work w = { .fn = fn, .arg = arg };
+
+	INIT_WORK_ONSTACK(&w.work, zram_rs_work_fn);
+	queue_work(system_unbound_wq, &w.work);
+	flush_work(&w.work);
+	destroy_work_on_stack(&w.work);
 }
 
 struct page *zram_rs_virt_to_page(void *addr);

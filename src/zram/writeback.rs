@@ -11,7 +11,7 @@
 //! freed or read the page meanwhile (C's `ZRAM_UNDER_WB` / `ZRAM_PP_SLOT`). A failed write
 //! leaves the page in memory.
 
-use super::{read_locked, Config, Storage, Zram, PAGE_SIZE};
+use super::{read_locked, Config, SlotGuard, Storage, Zram, PAGE_SIZE};
 use crate::blocks::{self, BlockMap};
 use crate::kapi::bdev::{self, BackingDev};
 use crate::kapi::bounce::BouncePage;
@@ -43,7 +43,7 @@ impl AsRef<[AtomicUsize]> for Words {
 
 /// A backing device and the map of its blocks that hold written-back pages.
 pub(super) struct Backing {
-    dev: Arc<BackingDev>,
+    dev: BackingDev,
     blocks: BlockMap<Words>,
 }
 
@@ -53,10 +53,7 @@ impl Backing {
         let words = Words(mem::zeroed_words(blocks::words_for(count))?);
         // 6.12 never hands out block 0; 7.3 does.
         let blocks = BlockMap::new(words, count, !cfg!(zram_abi_7_3)).map_err(|_| EINVAL)?;
-        Ok(Self {
-            dev: Arc::new(dev, GFP_KERNEL)?,
-            blocks,
-        })
+        Ok(Self { dev, blocks })
     }
 
     /// Gives `block` back once no slot names it.
@@ -103,12 +100,23 @@ impl WritebackState {
         self.limit_enabled.load(Relaxed) && self.limit.load(Relaxed) == 0
     }
 
-    /// Takes one page off the budget when it is enabled. (C 6.12 wraps below zero with pages
-    /// above 4 KiB; this stops at 0.)
-    fn spend_page(&self) {
+    /// Takes one page off the budget when it is enabled and not spent; returns whether it did.
+    /// (C 6.12 wraps below zero with pages above 4 KiB; this stops at 0.)
+    fn spend_page(&self) -> bool {
+        self.limit_enabled.load(Relaxed)
+            && self
+                .limit
+                .fetch_update(Relaxed, Relaxed, |limit| {
+                    (limit > 0).then(|| limit.saturating_sub(FOUR_K_PER_PAGE))
+                })
+                .is_ok()
+    }
+
+    /// Gives back a page taken by [`Self::spend_page`] (C 7.3's rollback of a failed write).
+    fn refund_page(&self) {
         if self.limit_enabled.load(Relaxed) {
             let _ = self.limit.fetch_update(Relaxed, Relaxed, |limit| {
-                (limit > 0).then(|| limit.saturating_sub(FOUR_K_PER_PAGE))
+                Some(limit.saturating_add(FOUR_K_PER_PAGE))
             });
         }
     }
@@ -303,24 +311,25 @@ impl Zram {
     fn writeback_7_3(&self, input: &[u8]) -> Result {
         let (storage, backing, candidates) = {
             let mut config = self.init_lock.lock();
+            // First: C takes its device lock for writing before anything else, and the wait
+            // releases `init_lock`, so a `reset` may come meanwhile.
+            self.writeback.wait_idle(&mut config);
             let storage = self.storage().ok_or(EINVAL)?;
             let backing = config.backing.clone().ok_or(ENODEV)?;
-            self.writeback.wait_idle(&mut config);
             let mut scans = KVec::new();
             let mut full = false;
             writeback_args::writeback_7_3(input, storage.pages.pages() as u64, |scan: Scan| {
                 full |= scans.push(scan, GFP_KERNEL).is_err();
-            })
-            ?;
+            })?;
             if full {
                 return Err(ENOMEM);
             }
-            let candidates = mark_candidates(&storage, &scans)?;
+            let candidates = mark_candidates(&storage, &scans);
             self.writeback.running.store(true, Relaxed);
             (storage, backing, candidates)
         };
         let _running = Running(self);
-        let ordered = candidates.iter().map(|&(_, index)| (index, true));
+        let ordered = candidates.iter().map(|&(_, _, index)| (index, true));
         self.write_back(&storage, &backing, ordered, Filter::ANY)
     }
 
@@ -401,13 +410,19 @@ impl Zram {
             }
             slot.begin_writeback();
             if read_locked(&slot, content, index, page.bytes_mut(), &mut stream).is_err() {
-                slot.end_writeback();
+                give_up(&mut slot);
                 return Ok(false);
             }
         }
+        // 7.3 charges the budget when it submits the write, and gives it back if the write
+        // fails; 6.12 charges a page once it is written back.
+        let charged = cfg!(zram_abi_7_3) && self.writeback.spend_page();
         if let Err(error) = backing.dev.write_page(target, page) {
             if let Some(mut slot) = storage.pages.lock(index) {
-                slot.end_writeback();
+                give_up(&mut slot);
+            }
+            if charged {
+                self.writeback.refund_page();
             }
             return Err(error);
         }
@@ -421,8 +436,19 @@ impl Zram {
         let old = slot.store_written_back(target);
         drop(slot);
         storage.removed(&self.stats, old);
-        self.writeback.spend_page();
+        if !cfg!(zram_abi_7_3) {
+            self.writeback.spend_page();
+        }
         Ok(true)
+    }
+}
+
+/// A writeback of a slot that failed: the mark goes, and on 6.12 the idle mark with it (C 6.12
+/// marks the slot idle when it starts and unmarks it when the page stays).
+fn give_up(slot: &mut SlotGuard<'_>) {
+    slot.end_writeback();
+    if !cfg!(zram_abi_7_3) {
+        slot.unmark_idle();
     }
 }
 
@@ -435,12 +461,16 @@ fn unmark(storage: &Storage, index: usize, marked: bool) {
     }
 }
 
-/// C 7.3's selection: every slot of the scans that their filter wants and that no other
-/// post-processing holds, marked; returned as (size, index), largest first (C takes its size
-/// buckets from the top).
-fn mark_candidates(storage: &Storage, scans: &[Scan]) -> Result<VVec<(usize, usize)>> {
+/// The size range of one of C 7.3's post-processing buckets (`PP_BUCKET_SIZE_RANGE`).
+const BUCKET_BYTES: usize = 64;
+
+/// C 7.3's selection: every slot of the scans that their filter wants, marked; returned as
+/// (bucket, order of selection, index) in the order C writes them back: C files each slot in
+/// the bucket of its size (64-byte ranges) at the bucket's head, and takes the highest
+/// non-empty bucket's head first. Running out of memory stops the selection quietly, as in C,
+/// and what was selected is written back.
+fn mark_candidates(storage: &Storage, scans: &[Scan]) -> VVec<(usize, usize, usize)> {
     let mut candidates = VVec::new();
-    let mut result = Ok(());
     'scans: for scan in scans {
         let (Ok(start), Ok(end)) = (usize::try_from(scan.start), usize::try_from(scan.end)) else {
             continue;
@@ -448,8 +478,7 @@ fn mark_candidates(storage: &Storage, scans: &[Scan]) -> Result<VVec<(usize, usi
         for index in start..end.min(storage.pages.pages()) {
             // Room for one more before the slot lock, under which nothing may sleep: the push
             // below then never allocates.
-            if let Err(error) = candidates.reserve(1, GFP_KERNEL) {
-                result = Err(error.into());
+            if candidates.reserve(1, GFP_KERNEL).is_err() {
                 break 'scans;
             }
             let Some(mut slot) = storage.pages.lock(index) else {
@@ -462,19 +491,18 @@ fn mark_candidates(storage: &Storage, scans: &[Scan]) -> Result<VVec<(usize, usi
             let SlotContent::Stored { size, .. } = content else {
                 continue;
             };
-            if let Err(error) = candidates.push((size, index), GFP_NOWAIT) {
-                result = Err(error.into());
+            let order = candidates.len();
+            if candidates
+                .push((size / BUCKET_BYTES, order, index), GFP_NOWAIT)
+                .is_err()
+            {
                 break 'scans;
             }
             slot.begin_writeback();
         }
     }
-    if let Err(error) = result {
-        for &(_, index) in candidates.iter() {
-            unmark(storage, index, true);
-        }
-        return Err(error);
-    }
-    candidates.sort_unstable_by_key(|&(size, _)| core::cmp::Reverse(size));
-    Ok(candidates)
+    candidates.sort_unstable_by_key(|&(bucket, order, _)| {
+        (core::cmp::Reverse(bucket), core::cmp::Reverse(order))
+    });
+    candidates
 }
