@@ -107,10 +107,10 @@ for name, data in (("writeback: writeback huge of 64 MiB", writeback),
     if summary:
         rows.append({"cell": name, "unit": "pages/s", **summary})
 if "zram" in table and "zram_rs" in table:
+    ratio = table["zram_rs"] / table["zram"] if table["zram"] else 0.0
     rows.append({"cell": "slot table: bytes per page (vmalloc area)", "unit": "bytes",
                  "c_median": table["zram"], "rs_median": table["zram_rs"],
-                 "ratio_median": table["zram_rs"] / table["zram"] if table["zram"] else 0.0,
-                 "ratio_min": 0.0, "ratio_max": 0.0, "reps": 1})
+                 "ratio_median": ratio, "ratio_min": ratio, "ratio_max": ratio, "reps": 1})
 memory_summary = summarise(memory)
 if memory_summary:
     rows.append({"cell": "memory: mem_used_total, 256 MiB compressible", "unit": "bytes", **memory_summary})

@@ -23,7 +23,7 @@
 use crate::algorithm::{self, AlgorithmParams, Named, NO_LEVEL};
 use crate::comp::{self, Algorithm, Params, StreamGuard, StreamPool};
 use crate::fill::fill;
-use crate::kapi::bio::{Bio, Piece};
+use crate::kapi::bio::{Bio, PageDest, Piece};
 use crate::kapi::bounce::BouncePage;
 use crate::kapi::disk::{Claim, DiskOps, DiskRef};
 use crate::kapi::zspool::{ZsHandle, ZsPool};
@@ -464,12 +464,23 @@ impl Zram {
         Ok(())
     }
 
-    /// Reads page `index` into `out` (`PAGE_SIZE` bytes), an access at `now` (seconds).
+    /// Reads page `index` into `out` (`PAGE_SIZE` bytes), an access at `now` (seconds). With
+    /// `dest`, `out` is a whole page of a bio being read, to which a read of the backing device
+    /// is chained; without it, that read is waited for.
     #[inline(always)]
-    fn read_page(&self, storage: &Storage, index: usize, out: &mut [u8], now: u32) -> Result {
+    fn read_page(
+        &self,
+        storage: &Storage,
+        index: usize,
+        out: &mut [u8],
+        dest: Option<PageDest<'_>>,
+        now: u32,
+    ) -> Result {
         let (slot, content) = match lock_to_read(storage, index, now)? {
             Found::Locked(slot, content) => (slot, content),
-            Found::WrittenBack(block) => return self.read_written_back(storage, block, 0, out),
+            Found::WrittenBack(block) => {
+                return self.read_written_back(storage, block, 0, out, dest)
+            }
         };
         if let Some(plain) = Plain::of(content) {
             return read_plain(&slot, plain, index, out);
@@ -487,7 +498,7 @@ impl Zram {
             return result;
         }
         drop(slot);
-        self.read_page_after_wait(storage, index, out, now)
+        self.read_page_after_wait(storage, index, out, dest, now)
     }
 
     /// [`Self::read_page`] when every stream is busy: waits for one, which may sleep and so
@@ -498,6 +509,7 @@ impl Zram {
         storage: &Storage,
         index: usize,
         out: &mut [u8],
+        dest: Option<PageDest<'_>>,
         now: u32,
     ) -> Result {
         // Declared after the stream, the slot guard is dropped (unlocked) before it.
@@ -505,9 +517,9 @@ impl Zram {
         match lock_to_read(storage, index, now)? {
             Found::Locked(slot, content) => read_locked(&slot, content, index, out, &mut stream),
             Found::WrittenBack(block) => {
-                // The stream goes back before the device is waited for.
+                // The stream goes back before the device is read.
                 drop(stream);
-                self.read_written_back(storage, block, 0, out)
+                self.read_written_back(storage, block, 0, out, dest)
             }
         }
     }
@@ -645,9 +657,16 @@ impl Zram {
     }
 
     #[inline(always)]
-    fn read_piece(&self, storage: &Storage, piece: Piece, out: &mut [u8], now: u32) -> Result {
+    fn read_piece(
+        &self,
+        storage: &Storage,
+        piece: Piece,
+        out: &mut [u8],
+        dest: PageDest<'_>,
+        now: u32,
+    ) -> Result {
         if piece.len == PAGE_SIZE {
-            self.read_page(storage, piece.index, out, now)
+            self.read_page(storage, piece.index, out, Some(dest), now)
         } else {
             self.read_part_of_page(storage, piece.index, piece.offset, out, now)
         }
@@ -680,14 +699,14 @@ impl Zram {
                 }
                 SlotContent::WrittenBack(block) => {
                     drop(slot);
-                    return self.read_written_back(storage, block, offset, out);
+                    return self.read_written_back(storage, block, offset, out, None);
                 }
                 SlotContent::Stored { .. } => {}
             }
         }
         let mut bounce = BouncePage::new()?;
         let page = bounce.bytes_mut();
-        self.read_page(storage, index, page, now)?;
+        self.read_page(storage, index, page, None, now)?;
         let part = page.get(offset..offset + out.len()).ok_or(EIO)?;
         out.copy_from_slice(part);
         Ok(())
@@ -715,7 +734,7 @@ impl Zram {
     ) -> Result {
         let mut bounce = BouncePage::new()?;
         let page = bounce.bytes_mut();
-        self.read_page(storage, index, page, now)?;
+        self.read_page(storage, index, page, None, now)?;
         page.get_mut(offset..offset + data.len())
             .ok_or(EIO)?
             .copy_from_slice(data);
@@ -797,7 +816,7 @@ impl DiskOps for Zram {
     #[inline(always)]
     fn read(&self, storage: &Storage, bio: &mut Bio<'_>) -> Result {
         let now = access_time();
-        bio.for_each_piece_out(|piece, out| self.read_piece(storage, piece, out, now))
+        bio.for_each_piece_out(|piece, out, dest| self.read_piece(storage, piece, out, dest, now))
             .inspect_err(|_| {
                 self.stats.failed_reads.fetch_add(1, Relaxed);
             })

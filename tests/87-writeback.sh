@@ -15,7 +15,7 @@
 . "$(dirname "$0")/lib.sh"
 # Transcript lines of the scenario (each one a case), plus the checks below.
 LINES=51
-plan $((LINES + 8 + UNLOAD_CASES))
+plan $((LINES + 11 + UNLOAD_CASES))
 
 pages=96
 pattern=/tmp/wb.pattern
@@ -137,6 +137,27 @@ check_eq "zram_rs read every page back as written, after each step" 0 \
 	"$(grep -c 'data -> DIFFERENT' /tmp/wb.rs)"
 check "zram_rs wrote pages back (bd_stat counted writes)" \
 	awk '/^idle: bd_stat -> / { exit !($6 > 0) }' /tmp/wb.rs
+# Pieces of written-back pages: fio writes 1 MiB with verify headers from buffers 512 bytes
+# into a page, so that every 4 KiB block arrives in two pieces straddling memory pages; the
+# pages go to the backing device; fio verifies them through such pieces (reads of parts of
+# written-back pages, which wait for the device), then rewrites and verifies them the same way
+# (read-modify-write of written-back pages).
+z=/sys/block/zram0
+echo /dev/vda >$z/backing_dev
+echo 4M >$z/disksize
+unaligned=(--name=pieces --filename=/dev/zram0 --direct=1 --bs=4k --size=1M --iomem_align=512
+	--verify=crc32c --verify_fatal=1 --output=/tmp/fio-wb.out)
+fio "${unaligned[@]}" --rw=write --do_verify=0 >/dev/null 2>&1
+echo huge >$z/writeback
+read -r -a bd <$z/bd_stat
+check "1 MiB of fio data written back (bd_stat: ${bd[*]})" test "${bd[0]}" -ge $((1024 / 4))
+fio "${unaligned[@]}" --rw=read --verify_only=1 >/dev/null 2>&1
+check "fio verifies the written-back pages through straddling pieces" test $? = 0
+echo huge >$z/writeback
+fio "${unaligned[@]}" --rw=write --do_verify=1 --verify_pattern=0x5a5a1234 >/dev/null 2>&1
+check "fio rewrites written-back pages through pieces (read-modify-write) and verifies" test $? = 0
+echo 1 >$z/reset
+
 # reset and hot_remove while a writeback runs: they wait for it; each writeback answers OK (it
 # ran) or EINVAL (the device was already reset); the device ends uninitialised without its
 # backing device, the other is gone, and nothing leaks (kmemleak at unload, debug kernel).

@@ -156,7 +156,10 @@ done
 # disk, written back with `writeback huge`, then read back with direct I/O: pages per second
 # of each, by the guest's clock.
 wb_size_mb=64
-now_ns() { date +%s%N; }
+# Microseconds of the guest's clock (bash's EPOCHREALTIME; busybox's date has no %N).
+now_us() { echo "${EPOCHREALTIME/./}"; }
+# The kernel's page size (busybox has no getconf).
+page=$(awk '/^KernelPageSize:/ { print $2 * 1024; exit }' /proc/self/smaps)
 [ -z "$counting" ] && echo writeback | grep -Eq "$only" && [ -b /dev/vda ] && for rep in $(seq 1 "$reps"); do
 	for driver in $(order "$rep"); do
 		modprobe "$driver" num_devices=1 || exit 1
@@ -164,13 +167,13 @@ now_ns() { date +%s%N; }
 		echo 1G >$z/disksize
 		fio --name=wb --filename=$dev --rw=write --bs=1M --size=${wb_size_mb}M --direct=1 \
 			--refill_buffers --randseed=$rep >/dev/null 2>&1
-		pages=$((wb_size_mb * 1024 * 1024 / $(getconf PAGESIZE)))
-		start=$(now_ns)
+		pages=$((wb_size_mb * 1024 * 1024 / page))
+		start=$(now_us)
 		echo huge >$z/writeback
-		written=$(now_ns)
+		written=$(now_us)
 		dd if=$dev of=/dev/null bs=1M count=$wb_size_mb iflag=direct 2>/dev/null
-		read=$(now_ns)
-		echo "WRITEBACK $driver $rep $((pages * 1000000000 / (written - start))) $((pages * 1000000000 / (read - written)))"
+		read=$(now_us)
+		echo "WRITEBACK $driver $rep $((pages * 1000000 / (written - start))) $((pages * 1000000 / (read - written)))"
 		teardown $driver
 	done
 done
@@ -178,7 +181,6 @@ done
 # The slot table's size per page: the largest vmalloc area that initialising a 1 GiB device
 # adds (the table; /proc/vmallocinfo counts a guard page in each area).
 [ -z "$counting" ] && echo table | grep -Eq "$only" && for driver in $drivers; do
-	page=$(getconf PAGESIZE)
 	modprobe "$driver" num_devices=1 || exit 1
 	awk '{ print $1 }' /proc/vmallocinfo >/tmp/vmalloc.before
 	echo 1G >$z/disksize

@@ -5,10 +5,13 @@
 //! wait for the device.
 //!
 //! A thread inside a driver's `submit_bio` must not wait for a bio of its own: the block layer
-//! only queues bios submitted there, until `submit_bio` returns. [`read_page_waiting`] is the
-//! read for that context: a worker issues the bio and waits for it, and the caller waits for
-//! the worker (as C zram 6.12 reads a partial page from its backing device).
+//! only queues bios submitted there, until `submit_bio` returns. Two reads serve that context:
+//! [`BackingDev::read_page_chained`] chains a read into a whole page of the request to the
+//! request, which then completes after it (C zram's asynchronous read), and
+//! [`read_page_waiting`] has a worker issue the bio and wait for it while the caller waits for
+//! the worker (C zram 6.12's read of a partial page).
 
+use super::bio::PageDest;
 use super::bounce::BouncePage;
 use super::ffi;
 use core::ptr::NonNull;
@@ -159,6 +162,54 @@ impl BackingDev {
         if ret != 0 {
             return Err(Error::from_errno(ret));
         }
+        Ok(())
+    }
+}
+
+impl BackingDev {
+    /// Reads `block` into the whole memory page of `dest` (a whole-page piece of a read being
+    /// handled in a driver's `submit_bio`) with a bio chained to the read: the block layer
+    /// starts it when `submit_bio` returns, and completes the read, with this bio's error if
+    /// it fails, only once it is done (as C zram's `read_from_bdev_async()`). Never waits and
+    /// never fails to allocate (the bio comes from a mempool).
+    pub(crate) fn read_page_chained(&self, block: usize, dest: PageDest<'_>) -> Result {
+        // A whole page of memory: a piece of a page is a whole page only from its start.
+        if block >= self.pages || !dest.whole {
+            return Err(EINVAL);
+        }
+        // No overflow: `block < pages`, and `pages * SECTORS_PER_PAGE` is the device's size.
+        let sector = block as u64 * SECTORS_PER_PAGE;
+        let parent = dest.parent.as_ptr();
+        // SAFETY: the device is live (type invariant); the parent bio is live for the walk that
+        // lent `dest`; `fs_bio_set` is the kernel's own bio set, and only its address is taken.
+        let bio = unsafe {
+            bindings::bio_alloc_bioset(
+                self.bdev.as_ptr(),
+                1,
+                (*parent).bi_opf,
+                ffi::GFP_NOIO,
+                &raw mut bindings::fs_bio_set,
+            )
+        };
+        let bio = NonNull::new(bio).ok_or(ENOMEM)?;
+        // SAFETY: a fresh bio, ours until it is submitted.
+        unsafe { (*bio.as_ptr()).bi_iter.bi_sector = sector };
+        // SAFETY: the fresh bio has room for one page; `dest.page` stays pinned by the parent's
+        // owner until the parent completes, which the chain below holds back until this bio
+        // is done.
+        let added = unsafe {
+            bindings::bio_add_page(bio.as_ptr(), dest.page.as_ptr(), PAGE_SIZE as u32, 0)
+        };
+        if added as usize != PAGE_SIZE {
+            // SAFETY: drops our reference to the bio, never submitted.
+            unsafe { bindings::bio_put(bio.as_ptr()) };
+            return Err(EIO);
+        }
+        // SAFETY: both bios are live; the parent is still being submitted, so it cannot
+        // complete before the chain holds it.
+        unsafe { bindings::bio_chain(bio.as_ptr(), parent) };
+        // SAFETY: a complete bio, submitted once; the block layer owns it from here.
+        unsafe { bindings::submit_bio(bio.as_ptr()) };
         Ok(())
     }
 }

@@ -55,6 +55,18 @@ pub(crate) struct Bio<'a> {
     _owned: PhantomData<&'a mut bindings::bio>,
 }
 
+/// Where a piece of a read goes in memory: its page (a page of the reader's buffer, pinned by
+/// the bio's owner until the bio completes) and the bio it belongs to, so that a read of
+/// another device can be chained to that bio (`bdev.rs`), which then completes only once that
+/// read has. Only for the duration of the walk's callback.
+pub(crate) struct PageDest<'a> {
+    pub(super) parent: NonNull<bindings::bio>,
+    pub(super) page: NonNull<bindings::page>,
+    /// The piece is the whole page.
+    pub(super) whole: bool,
+    _bio: PhantomData<&'a mut bindings::bio>,
+}
+
 /// One piece of a bio's data: where it goes on the disk and how long it is.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Piece {
@@ -109,7 +121,7 @@ impl Bio<'_> {
 
     /// Walks the data of a write: `f` gets each piece and its bytes.
     pub(crate) fn for_each_piece_in(&self, mut f: impl FnMut(Piece, &[u8]) -> Result) -> Result {
-        self.walk::<false>(|piece, ptr| {
+        self.walk::<false>(|piece, ptr, _| {
             // SAFETY: `walk` passes a mapping of `piece.len` bytes valid during this call. A
             // write's pages may be shared (the zero page of a zeroout, say) and are only read:
             // a shared slice. One exception is accepted, as everywhere in the block layer: an
@@ -122,28 +134,42 @@ impl Bio<'_> {
         })
     }
 
-    /// Walks the buffers of a read: `f` gets each piece and the bytes to fill.
+    /// Walks the buffers of a read: `f` gets each piece, the bytes to fill, and where they are
+    /// (for a read of another device chained to this bio, [`PageDest`]).
     pub(crate) fn for_each_piece_out(
         &mut self,
-        mut f: impl FnMut(Piece, &mut [u8]) -> Result,
+        mut f: impl FnMut(Piece, &mut [u8], PageDest<'_>) -> Result,
     ) -> Result {
-        self.walk::<true>(|piece, ptr| {
+        let parent = self.raw;
+        self.walk::<true>(|piece, ptr, page| {
+            let dest = PageDest {
+                parent,
+                page,
+                whole: piece.len == PAGE_SIZE,
+                _bio: PhantomData,
+            };
             // SAFETY: `walk` passes a mapping of `piece.len` bytes valid during this call; a
             // read's buffer is the reader's alone until the bio completes, but for the accepted
             // exception of an O_DIRECT read into user memory that another thread touches
             // meanwhile (its bytes are then undefined to that thread, as with C drivers); the
             // driver only writes the slice.
-            f(piece, unsafe {
-                core::slice::from_raw_parts_mut(ptr, piece.len)
-            })
+            f(
+                piece,
+                unsafe { core::slice::from_raw_parts_mut(ptr, piece.len) },
+                dest,
+            )
         })
     }
 
     /// The walk behind both directions. Pieces split at bvec ends, at memory page boundaries
     /// and at disk page boundaries. After a piece of a read (`READ`), the data cache is
     /// flushed for the page written to, where the architecture needs it (as C zram).
-    /// `f` gets each piece with a pointer to its `piece.len` bytes, mapped for that call only.
-    fn walk<const READ: bool>(&self, mut f: impl FnMut(Piece, *mut u8) -> Result) -> Result {
+    /// `f` gets each piece with a pointer to its `piece.len` bytes, mapped for that call only,
+    /// and the memory page they are in.
+    fn walk<const READ: bool>(
+        &self,
+        mut f: impl FnMut(Piece, *mut u8, NonNull<bindings::page>) -> Result,
+    ) -> Result {
         let bio = self.raw();
         let mut iter = bio.bi_iter;
         let mut disk_byte = iter.bi_sector << SECTOR_SHIFT;
@@ -174,7 +200,8 @@ impl Bio<'_> {
             // SAFETY: the mapping covers the whole page and `mem_offset + len <= PAGE_SIZE`; `f`
             // uses the bytes only until it returns, before the mapping is released below.
             let bytes = unsafe { base.add(mem_offset) };
-            let result = f(piece, bytes);
+            // SAFETY: a bvec's page is never NULL (above).
+            let result = f(piece, bytes, unsafe { NonNull::new_unchecked(page) });
             // SAFETY: `base` is this thread's most recent local mapping, released once.
             unsafe { unmap_local(base) };
             if READ {

@@ -14,6 +14,7 @@
 use super::{read_locked, Config, SlotGuard, Storage, Zram, PAGE_SIZE};
 use crate::blocks::{self, BlockMap};
 use crate::kapi::bdev::{self, BackingDev};
+use crate::kapi::bio::PageDest;
 use crate::kapi::bounce::BouncePage;
 use crate::kapi::mem;
 use crate::slot::SlotContent;
@@ -241,18 +242,24 @@ impl Zram {
         )
     }
 
-    /// Reads bytes `offset..offset + out.len()` of the page written back to `block`, from any
-    /// context that may sleep (the I/O path included).
+    /// Reads bytes `offset..offset + out.len()` of the page written back to `block`: with a
+    /// `dest` (`out` is then a whole page of a bio being read), by a read of the backing device
+    /// chained to that bio, which completes when both have; else waiting for the device, from
+    /// any context that may sleep (the I/O path included).
     pub(super) fn read_written_back(
         &self,
         storage: &Storage,
         block: usize,
         offset: usize,
         out: &mut [u8],
+        dest: Option<PageDest<'_>>,
     ) -> Result {
         let backing = storage.backing.as_ref().ok_or(EIO)?;
         self.stats.bd_reads.fetch_add(1, Relaxed);
-        bdev::read_page_waiting(&backing.dev, block, offset, out)
+        match dest {
+            Some(dest) => backing.dev.read_page_chained(block, dest),
+            None => bdev::read_page_waiting(&backing.dev, block, offset, out),
+        }
     }
 
     /// `writeback`: writes pages to the backing device, as C zram of the kernel built for
