@@ -331,12 +331,12 @@ impl Zram {
             if full {
                 return Err(ENOMEM);
             }
-            let candidates = mark_candidates(&storage, &scans);
+            let candidates = mark_candidates(&storage, &scans)?;
             self.writeback.running.store(true, Relaxed);
             (storage, backing, candidates)
         };
         let _running = Running(self);
-        let ordered = candidates.iter().map(|&(_, _, index)| (index, true));
+        let ordered = candidates.iter().map(|&index| (index, true));
         self.write_back(&storage, &backing, ordered, Filter::ANY)
     }
 
@@ -470,14 +470,18 @@ fn unmark(storage: &Storage, index: usize, marked: bool) {
 
 /// The size range of one of C 7.3's post-processing buckets (`PP_BUCKET_SIZE_RANGE`).
 const BUCKET_BYTES: usize = 64;
+/// No further entry in a bucket's list.
+const END: usize = usize::MAX;
 
 /// C 7.3's selection: every slot of the scans that their filter wants, marked; returned as
-/// (bucket, order of selection, index) in the order C writes them back: C files each slot in
-/// the bucket of its size (64-byte ranges) at the bucket's head, and takes the highest
-/// non-empty bucket's head first. Running out of memory stops the selection quietly, as in C,
-/// and what was selected is written back.
-fn mark_candidates(storage: &Storage, scans: &[Scan]) -> VVec<(usize, usize, usize)> {
-    let mut candidates = VVec::new();
+/// indexes in the order C writes them back. C files each slot at the head of the list of its
+/// size's bucket (64-byte ranges) and takes the highest non-empty bucket's head first; the
+/// lists here are the same, as links between entries. Running out of memory stops the
+/// selection quietly, as in C, and what was selected is written back.
+fn mark_candidates(storage: &Storage, scans: &[Scan]) -> Result<VVec<usize>> {
+    let mut heads = KVec::from_elem(END, PAGE_SIZE / BUCKET_BYTES + 1, GFP_KERNEL)?;
+    // (index, next entry of its bucket)
+    let mut entries: VVec<(usize, usize)> = VVec::new();
     'scans: for scan in scans {
         let (Ok(start), Ok(end)) = (usize::try_from(scan.start), usize::try_from(scan.end)) else {
             continue;
@@ -485,7 +489,7 @@ fn mark_candidates(storage: &Storage, scans: &[Scan]) -> VVec<(usize, usize, usi
         for index in start..end.min(storage.pages.pages()) {
             // Room for one more before the slot lock, under which nothing may sleep: the push
             // below then never allocates.
-            if candidates.reserve(1, GFP_KERNEL).is_err() {
+            if entries.reserve(1, GFP_KERNEL).is_err() {
                 break 'scans;
             }
             let Some(mut slot) = storage.pages.lock(index) else {
@@ -498,18 +502,31 @@ fn mark_candidates(storage: &Storage, scans: &[Scan]) -> VVec<(usize, usize, usi
             let SlotContent::Stored { size, .. } = content else {
                 continue;
             };
-            let order = candidates.len();
-            if candidates
-                .push((size / BUCKET_BYTES, order, index), GFP_NOWAIT)
-                .is_err()
-            {
+            let Some(head) = heads.get_mut(size / BUCKET_BYTES) else {
+                continue;
+            };
+            let entry = entries.len();
+            if entries.push((index, *head), GFP_NOWAIT).is_err() {
                 break 'scans;
             }
+            *head = entry;
             slot.begin_writeback();
         }
     }
-    candidates.sort_unstable_by_key(|&(bucket, order, _)| {
-        (core::cmp::Reverse(bucket), core::cmp::Reverse(order))
-    });
-    candidates
+    let mut ordered = VVec::new();
+    if ordered.reserve(entries.len(), GFP_KERNEL).is_err() {
+        for &(index, _) in entries.iter() {
+            unmark(storage, index, true);
+        }
+        return Err(ENOMEM);
+    }
+    for &head in heads.iter().rev() {
+        let mut entry = head;
+        while let Some(&(index, next)) = entries.get(entry) {
+            // Within the reserved room: never allocates.
+            let _ = ordered.push(index, GFP_NOWAIT);
+            entry = next;
+        }
+    }
+    Ok(ordered)
 }
