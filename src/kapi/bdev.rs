@@ -147,10 +147,10 @@ impl BackingDev {
         let bio = NonNull::new(bio).ok_or(ENOMEM)?;
         // SAFETY: a fresh bio, ours until `bio_put()`.
         unsafe { (*bio.as_ptr()).bi_iter.bi_sector = sector };
+        let raw_page = page.raw_page();
         // SAFETY: the fresh bio has room for one page; the page stays borrowed until the bio
         // is done, below.
-        let added =
-            unsafe { bindings::bio_add_page(bio.as_ptr(), page.raw_page(), PAGE_SIZE as u32, 0) };
+        let added = unsafe { bindings::bio_add_page(bio.as_ptr(), raw_page, PAGE_SIZE as u32, 0) };
         let ret = if added as usize == PAGE_SIZE {
             // SAFETY: a complete bio, submitted once; returns when the device is done with it.
             unsafe { bindings::submit_bio_wait(bio.as_ptr()) }

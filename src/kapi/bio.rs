@@ -153,11 +153,8 @@ impl Bio<'_> {
             // exception of an O_DIRECT read into user memory that another thread touches
             // meanwhile (its bytes are then undefined to that thread, as with C drivers); the
             // driver only writes the slice.
-            f(
-                piece,
-                unsafe { core::slice::from_raw_parts_mut(ptr, piece.len) },
-                dest,
-            )
+            let out = unsafe { core::slice::from_raw_parts_mut(ptr, piece.len) };
+            f(piece, out, dest)
         })
     }
 
