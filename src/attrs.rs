@@ -209,6 +209,20 @@ fn writeback_limit_enable_store(zram: &Zram, _disk: DiskRef<'_, Zram>, input: &[
     Ok(())
 }
 
+fn writeback_batch_size_show(
+    zram: &Zram,
+    _disk: DiskRef<'_, Zram>,
+    out: &mut SysfsBuf<'_>,
+) -> Result {
+    write_result(writeln!(out, "{}", zram.writeback_batch_size()))
+}
+
+/// A `u32` above 0 (C's `kstrtouint()`); C answers any parse failure with `EINVAL`.
+fn writeback_batch_size_store(zram: &Zram, _disk: DiskRef<'_, Zram>, input: &[u8]) -> Result {
+    let size = parse::kstrtoull(input, 10).map_err(|_| EINVAL)?;
+    zram.set_writeback_batch_size(u32::try_from(size).map_err(|_| EINVAL)?)
+}
+
 fn bd_stat_show(zram: &Zram, _disk: DiskRef<'_, Zram>, out: &mut SysfsBuf<'_>) -> Result {
     let (count, reads, writes) = zram.bd_stat();
     write_result(writeln!(out, "{count:>8} {reads:>8} {writes:>8}"))
@@ -250,6 +264,12 @@ static WRITEBACK_LIMIT_ENABLE: DeviceAttribute<Zram> = DeviceAttribute::new(
     0o644,
     Some(writeback_limit_enable_show),
     Some(writeback_limit_enable_store),
+);
+static WRITEBACK_BATCH_SIZE: DeviceAttribute<Zram> = DeviceAttribute::new(
+    c"writeback_batch_size",
+    0o644,
+    Some(writeback_batch_size_show),
+    Some(writeback_batch_size_store),
 );
 static BD_STAT: DeviceAttribute<Zram> =
     DeviceAttribute::new(c"bd_stat", 0o444, Some(bd_stat_show), None);
@@ -297,7 +317,7 @@ const MAX_COMP_STREAMS_ENTRY: Option<AttrPtr<Zram>> = None;
 
 /// C zram's attributes, zram_rs's extensions, then the one that only 6.12 has. (The order
 /// only decides the order of creation: sysfs lists a directory sorted by its own hash.)
-static LIST: AttributeList<Zram, 20> = AttributeList::new([
+static LIST: AttributeList<Zram, 21> = AttributeList::new([
     Some(AttrPtr::of(&DISKSIZE)),
     Some(AttrPtr::of(&INITSTATE)),
     Some(AttrPtr::of(&RESET)),
@@ -309,6 +329,7 @@ static LIST: AttributeList<Zram, 20> = AttributeList::new([
     Some(AttrPtr::of(&WRITEBACK)),
     Some(AttrPtr::of(&WRITEBACK_LIMIT)),
     Some(AttrPtr::of(&WRITEBACK_LIMIT_ENABLE)),
+    Some(AttrPtr::of(&WRITEBACK_BATCH_SIZE)),
     Some(AttrPtr::of(&BD_STAT)),
     Some(AttrPtr::of(&COMP_ALGORITHM)),
     Some(AttrPtr::of(&IO_STAT)),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 //! The text of zram's statistics files, field for field and width for width as C zram prints
-//! them (`mm_stat`, `io_stat`, `debug_stat`), so that zramctl, zram-generator and every `mm_stat` reader parse
+//! them (`mm_stat`, `io_stat`, `debug_stat`, debugfs `block_state`), so that zramctl, zram-generator and every `mm_stat` reader parse
 //! zram_rs unchanged. Pure formatting over `core::fmt::Write`: the module writes into the sysfs
 //! page, the host crate into a `String` for its tests.
 
@@ -91,5 +91,87 @@ impl DebugStat {
             Some(writestall) => writeln!(out, "{:>8} {:>8}", writestall, self.miss_free),
             None => writeln!(out, "0 {:>8}", self.miss_free),
         }
+    }
+}
+
+/// One line of debugfs `block_state`: an allocated slot, its last access and its marks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BlockState {
+    /// The slot's index.
+    pub index: usize,
+    /// Its last access, in whole seconds of boot time (0: none recorded).
+    pub seconds: u64,
+    /// Microseconds past `seconds` (zram_rs keeps whole seconds, as C 7.x: always 0).
+    pub micros: u32,
+    /// `s`: same-filled.
+    pub same: bool,
+    /// `w`: written back.
+    pub written_back: bool,
+    /// `h`: huge.
+    pub huge: bool,
+    /// `i`: idle.
+    pub idle: bool,
+    /// `r`: stored by a recompression algorithm.
+    pub recompressed: bool,
+    /// `n`: no algorithm compresses it.
+    pub incompressible: bool,
+}
+
+impl BlockState {
+    /// The longest line: two 20-digit numbers, the marks, the separators.
+    pub const MAX_LEN: usize = 20 + 1 + 20 + 1 + 6 + 1 + 6 + 1;
+
+    /// Writes C's `"%12zd %12lld.%06lu %c%c%c%c%c%c\n"` (6.12; 7.x prints the same digits with
+    /// unsigned conversions): each mark's letter, or `.` when not set.
+    pub fn write_to(&self, out: &mut impl Write) -> fmt::Result {
+        let mark = |set: bool, letter: char| if set { letter } else { '.' };
+        writeln!(
+            out,
+            "{:>12} {:>12}.{:06} {}{}{}{}{}{}",
+            self.index,
+            self.seconds,
+            self.micros,
+            mark(self.same, 's'),
+            mark(self.written_back, 'w'),
+            mark(self.huge, 'h'),
+            mark(self.idle, 'i'),
+            mark(self.recompressed, 'r'),
+            mark(self.incompressible, 'n'),
+        )
+    }
+
+    /// Writes the line at the start of `out` if it fits with a byte to spare (C's `snprintf()`
+    /// into the rest of the read, which wants room for the NUL); returns its length.
+    pub fn write_into(&self, out: &mut [u8]) -> Option<usize> {
+        let mut line = [0u8; Self::MAX_LEN];
+        let mut writer = SliceWriter {
+            buf: &mut line,
+            len: 0,
+        };
+        self.write_to(&mut writer).ok()?;
+        let len = writer.len;
+        if out.len() <= len {
+            return None;
+        }
+        out.get_mut(..len)?.copy_from_slice(line.get(..len)?);
+        Some(len)
+    }
+}
+
+/// Formats into a byte slice; fails once it is full.
+struct SliceWriter<'a> {
+    buf: &'a mut [u8],
+    len: usize,
+}
+
+impl Write for SliceWriter<'_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let end = self.len.checked_add(s.len()).ok_or(fmt::Error)?;
+        self.buf
+            .get_mut(self.len..end)
+            .ok_or(fmt::Error)?
+            .copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
     }
 }

@@ -308,11 +308,24 @@ impl SlotGuard<'_> {
     }
 
     /// Frees what the slot held and records it as written back to `block` of the backing
-    /// device, with no access time (as C); returns the old content.
+    /// device, with no access time (as C); returns the old content. C 7.3 keeps a huge page's
+    /// `ZRAM_HUGE` on its written-back slot (not counted in `huge_pages`); 6.12 clears it.
     pub(crate) fn store_written_back(&mut self, block: usize) -> SlotContent {
         let old = self.clear();
-        self.set_words(block, Layout::WB);
+        let huge = matches!(old, SlotContent::Stored { huge: true, .. }) && cfg!(zram_abi_7_3);
+        let flags = if huge {
+            Layout::WB | Layout::HUGE
+        } else {
+            Layout::WB
+        };
+        self.set_words(block, flags);
         old
+    }
+
+    /// Whether the slot carries C's `ZRAM_HUGE`: a page stored uncompressed, or on 7.3 a
+    /// written-back page that was one (see [`Self::store_written_back`]).
+    pub(crate) fn huge_mark(&self) -> bool {
+        self.words().1 & Layout::HUGE != 0
     }
 
     /// Calls `f` with the bytes of the stored object, or returns `None` if the slot holds no

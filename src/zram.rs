@@ -2,7 +2,8 @@
 //! One zram device: its settings and life cycle (initialise through `disksize`, `reset`), the
 //! read, write and discard paths over the [`PageStore`] and the compression streams, swap's
 //! slot-free notifications, the memory limit, access times and `idle`, and the counters behind
-//! `mm_stat`, `io_stat` and `debug_stat`; writeback in the child module `writeback.rs`. Safe
+//! `mm_stat`, `io_stat` and `debug_stat`; writeback in the child module `writeback.rs`, debugfs
+//! `block_state` in `block_state.rs`. Safe
 //! Rust only; the unsafe work is in the wrapper modules.
 //!
 //! # Locking
@@ -35,6 +36,7 @@ use crate::table::{Layout, PageStore, SlotGuard, PAGE_SIZE};
 use crate::writeback_args::Cutoff;
 use writeback::{Backing, WritebackState};
 
+mod block_state;
 mod writeback;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use kernel::prelude::*;

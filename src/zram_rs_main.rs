@@ -8,6 +8,7 @@
 //! hands out the lowest free id like C zram's idr.
 
 use kernel::prelude::*;
+use kernel::str::CString;
 use kernel::sync::{Arc, Mutex};
 use kernel::{c_str, new_mutex};
 
@@ -36,6 +37,7 @@ mod stats;
 mod writeback_args;
 
 use kapi::class::{ControlClass, ControlOps};
+use kapi::debugfs;
 use kapi::disk::{DiskDriver, GenDisk};
 use zram::Zram;
 
@@ -62,6 +64,8 @@ struct Devices {
     /// Slot `i` holds device `zram{i}`; `None` is a free id.
     disks: KVec<Option<GenDisk<Zram>>>,
     driver: Arc<DiskDriver<Zram>>,
+    /// debugfs `zram/`, where each device gets `zramN/block_state`; `None` without debugfs.
+    debugfs: Option<Arc<debugfs::Dir>>,
 }
 
 /// All devices of the module. Lock order: the registry mutex comes before everything of a
@@ -82,7 +86,7 @@ impl Registry {
             .position(Option::is_none)
             .unwrap_or(devices.disks.len());
         let id_u32 = u32::try_from(id).map_err(|_| ENOSPC)?;
-        let disk = GenDisk::add(
+        let mut disk = GenDisk::add(
             &devices.driver,
             id_u32,
             format_args!("zram{id}"),
@@ -90,6 +94,12 @@ impl Registry {
             &attrs::GROUPS,
         )
         .inspect_err(|_| pr_err!("Error allocating disk structure for device {id}\n"))?;
+        if let (Some(root), Ok(name)) = (
+            &devices.debugfs,
+            CString::try_from_fmt(format_args!("zram{id}")),
+        ) {
+            disk.add_debugfs(root, &name, c_str!("block_state"));
+        }
         if id == devices.disks.len() {
             devices.disks.push(Some(disk), GFP_KERNEL)?;
         } else {
@@ -140,7 +150,14 @@ impl kernel::Module for ZramRs {
         })?;
         let registry = Arc::pin_init(
             pin_init!(Registry {
-                devices <- new_mutex!(Devices { disks: KVec::new(), driver }, "zram_rs::devices"),
+                devices <- new_mutex!(
+                    Devices {
+                        disks: KVec::new(),
+                        driver,
+                        debugfs: debugfs::Dir::new(c_str!("zram"), None),
+                    },
+                    "zram_rs::devices"
+                ),
             }),
             GFP_KERNEL,
         )?;

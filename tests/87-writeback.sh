@@ -10,12 +10,16 @@
 # `huge`, `idle` after `idle all`, `page_index=` (and on 7.3 its `key=value` forms; 6.12
 # refuses them as C does), overwrites and discards of written-back pages, the writeback
 # budget (`writeback_limit_enable`, `writeback_limit`, EIO when spent), a full device
-# (ENOSPC), and reset.
+# (ENOSPC), and reset; debugfs block_state after each stage (without its time column). On 7.3 the transcript also takes `writeback_batch_size` (C 6.12 has no
+# such attribute; zram_rs has it on 6.12 too, checked below against C 7.3's answers), and the
+# writebacks after `idle all` run one page at a time (batch size 1) while the others run with
+# the default 32 in flight.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 # Transcript lines of the scenario (each one a case), plus the checks below.
-LINES=51
-plan $((LINES + 11 + UNLOAD_CASES))
+LINES=$((57 + 6 * ABI_7_3))
+BATCH_CASES=8
+plan $((LINES + 11 + BATCH_CASES + UNLOAD_CASES))
 
 pages=96
 pattern=/tmp/wb.pattern
@@ -47,6 +51,15 @@ scenario() {
 		read -r -a mm <$z/mm_stat
 		echo "${mm[0]} ${mm[1]} ${mm[5]} ${mm[7]}"
 	}
+	# debugfs block_state without its time column (zram_rs keeps whole seconds): the number
+	# of lines, each mark pattern's count, and a digest of "index marks" of every line.
+	bs=/sys/kernel/debug/zram/zram0/block_state
+	block_state() {
+		local err
+		err=$(cat $bs 2>&1 >/dev/null) || { echo "${err##*: }"; return; }
+		awk '{ print $1, $3 }' $bs >/tmp/wb.bs
+		echo "$(wc -l </tmp/wb.bs) $(awk '{ print $2 }' /tmp/wb.bs | sort | uniq -c | tr -s ' ' | tr '\n' ,) $(md5sum </tmp/wb.bs | cut -c1-8)"
+	}
 	same_data() {
 		if cmp -s <(dd if=$dev bs="$PAGE" count=$pages iflag=direct 2>/dev/null) $expected; then
 			echo same
@@ -58,6 +71,7 @@ scenario() {
 	line "modes" "$(stat -c %a $z/backing_dev $z/writeback $z/writeback_limit $z/writeback_limit_enable $z/bd_stat | tr '\n' ' ')"
 	line "uninit backing_dev" "$(cat $z/backing_dev)"
 	line "uninit bd_stat" "$(cat $z/bd_stat)"
+	line "uninit block_state" "$(stat -c %a $bs) $(block_state)"
 	line "uninit writeback idle" "$(write_attr $z/writeback idle)"
 	line "uninit writeback garbage" "$(write_attr $z/writeback garbage)"
 	line "backing_dev missing" "$(write_attr $z/backing_dev /nonexistent)"
@@ -73,10 +87,12 @@ scenario() {
 	dd if=$pattern of=$dev bs="$PAGE" oflag=direct 2>/dev/null
 	line "written: mm" "$(mmf)"
 	line "written: bd_stat" "$(cat $z/bd_stat)"
+	line "written: block_state" "$(block_state)"
 	line "writeback huge" "$(write_attr $z/writeback huge)"
 	line "huge: mm" "$(mmf)"
 	line "huge: bd_stat" "$(cat $z/bd_stat)"
 	line "huge: data" "$(same_data)"
+	line "huge: block_state" "$(block_state)"
 	line "huge: bd_stat after reading" "$(cat $z/bd_stat)"
 	line "writeback page_index past the end" "$(write_attr $z/writeback page_index=$pages)"
 	line "writeback page_index=-1" "$(write_attr $z/writeback page_index=-1)"
@@ -86,11 +102,27 @@ scenario() {
 	line "writeback type=huge_idle" "$(write_attr $z/writeback type=huge_idle)"
 	line "writeback incompressible" "$(write_attr $z/writeback incompressible)"
 	line "page_index: bd_stat" "$(cat $z/bd_stat)"
+	# writeback_batch_size (C 7.3's); the next writebacks run one page at a time.
+	batch_size() {
+		[ "$ABI_7_3" = 1 ] || return 0
+		line "writeback_batch_size" "$(stat -c %a $z/writeback_batch_size) $(cat $z/writeback_batch_size)"
+		line "writeback_batch_size 0" "$(write_attr $z/writeback_batch_size 0)"
+		line "writeback_batch_size x" "$(write_attr $z/writeback_batch_size x)"
+		line "writeback_batch_size 2^32" "$(write_attr $z/writeback_batch_size 4294967296)"
+		line "writeback_batch_size 1" "$(write_attr $z/writeback_batch_size 1)"
+		line "read writeback_batch_size" "$(cat $z/writeback_batch_size)"
+	}
+	batch_size
+	[ ! -e $z/writeback_batch_size ] || echo 1 >$z/writeback_batch_size
 	line "idle all" "$(write_attr $z/idle all)"
 	line "writeback idle" "$(write_attr $z/writeback idle)"
 	line "idle: mm" "$(mmf)"
 	line "idle: bd_stat" "$(cat $z/bd_stat)"
 	line "idle: data" "$(same_data)"
+	line "idle: block_state" "$(block_state)"
+	# Reads of 100 bytes: whole lines that fit with a byte to spare (2), the position
+	# counting slots.
+	line "block_state in 100-byte reads" "$(dd if=$bs bs=100 count=3 2>/dev/null | awk '{ print $1, $3 }' | tr '\n' ,)"
 	# Overwrite pages 8-11 and discard pages 16-23: their blocks come back.
 	dd if=/tmp/wb.new of=$dev bs="$PAGE" seek=8 count=4 oflag=direct conv=notrunc 2>/dev/null
 	dd if=/tmp/wb.new of=$expected bs="$PAGE" seek=8 count=4 conv=notrunc 2>/dev/null
@@ -98,6 +130,7 @@ scenario() {
 	dd if=/dev/zero of=$expected bs="$PAGE" seek=16 count=8 conv=notrunc 2>/dev/null
 	line "overwritten and discarded: bd_stat" "$(cat $z/bd_stat)"
 	line "overwritten and discarded: data" "$(same_data)"
+	line "overwritten and discarded: block_state" "$(block_state)"
 	# The budget: none left stops with EIO before any page; 2 pages' worth writes back 2.
 	line "writeback_limit_enable 1" "$(write_attr $z/writeback_limit_enable 1)"
 	line "writeback_limit bad" "$(write_attr $z/writeback_limit x)"
@@ -108,6 +141,7 @@ scenario() {
 	line "writeback idle, budget 2 pages" "$(write_attr $z/writeback idle)"
 	line "budget: bd_stat, limit" "$(cat $z/bd_stat) $(cat $z/writeback_limit)"
 	line "budget: data" "$(same_data)"
+	[ ! -e $z/writeback_batch_size ] || echo 32 >$z/writeback_batch_size
 	line "reset" "$(write_attr $z/reset 1)"
 	line "reset: backing_dev, bd_stat, limits" "$(cat $z/backing_dev) $(cat $z/bd_stat) $(cat $z/writeback_limit_enable) $(cat $z/writeback_limit)"
 	# A full device: 4 blocks (3 usable on 6.12, whose block 0 stays unused).
@@ -137,12 +171,45 @@ check_eq "zram_rs read every page back as written, after each step" 0 \
 	"$(grep -c 'data -> DIFFERENT' /tmp/wb.rs)"
 check "zram_rs wrote pages back (bd_stat counted writes)" \
 	awk '/^idle: bd_stat -> / { exit !($6 > 0) }' /tmp/wb.rs
+# writeback_batch_size on zram_rs (on 6.12 too, where C has none): C 7.3's answers, kept
+# across reset as C's; then the same writeback of 2048 pages one at a time and 64 in flight
+# ends with the same blocks in use and every page intact.
+z=/sys/block/zram0
+check_eq "writeback_batch_size: mode and default as C 7.3" "644 32" \
+	"$(stat -c %a $z/writeback_batch_size) $(cat $z/writeback_batch_size)"
+for bad in 0 x 4294967296 -1; do
+	check_eq "writeback_batch_size $bad: EINVAL as C 7.3" "Invalid argument" \
+		"$(write_attr $z/writeback_batch_size $bad)"
+done
+write_attr $z/writeback_batch_size 5 >/dev/null
+echo 1 >$z/reset
+check_eq "writeback_batch_size 5 kept across reset" 5 "$(cat $z/writeback_batch_size)"
+batch_pages=2048
+head -c $((batch_pages * PAGE / 2)) /dev/urandom >/tmp/wb.batch
+yes "batched writeback" | head -c $((batch_pages * PAGE / 2)) >>/tmp/wb.batch
+batched() {
+	echo "$1" >$z/writeback_batch_size
+	echo /dev/vda >$z/backing_dev
+	echo $((batch_pages * PAGE)) >$z/disksize
+	dd if=/tmp/wb.batch of=/dev/zram0 bs="$PAGE" oflag=direct 2>/dev/null
+	echo all >$z/idle
+	echo "$(write_attr $z/writeback idle) $(cat $z/bd_stat)"
+	cmp -s <(dd if=/dev/zram0 bs="$PAGE" iflag=direct 2>/dev/null) /tmp/wb.batch && echo intact
+	echo 1 >$z/reset
+}
+one=$(batched 1)
+many=$(batched 64)
+check_eq "writeback idle of $batch_pages pages, 64 in flight, as one at a time (answer, bd_stat)" \
+	"$(echo "$one" | head -n 1)" "$(echo "$many" | head -n 1)"
+check_eq "every page read back after each" "intact intact" \
+	"$(echo "$one" | tail -n 1) $(echo "$many" | tail -n 1)"
+echo 32 >$z/writeback_batch_size
+
 # Pieces of written-back pages: fio writes 1 MiB with verify headers from buffers 512 bytes
 # into a page, so that every 4 KiB block arrives in two pieces straddling memory pages; the
 # pages go to the backing device; fio verifies them through such pieces (reads of parts of
 # written-back pages, which wait for the device), then rewrites and verifies them the same way
 # (read-modify-write of written-back pages).
-z=/sys/block/zram0
 echo /dev/vda >$z/backing_dev
 echo 4M >$z/disksize
 unaligned=(--name=pieces --filename=/dev/zram0 --direct=1 --bs=4k --size=1M --iomem_align=512

@@ -2,7 +2,7 @@
 
 use proptest::prelude::*;
 use zram_rs_logic::slot::{Layout, SlotContent, LOCK};
-use zram_rs_logic::stats::{DebugStat, IoStat, MmStat};
+use zram_rs_logic::stats::{BlockState, DebugStat, IoStat, MmStat};
 
 #[test]
 fn idle_device_lines_match_c() {
@@ -15,6 +15,55 @@ fn idle_device_lines_match_c() {
     let mut text = String::new();
     IoStat::default().write_to(&mut text).unwrap();
     assert_eq!(text, "       0        0 0        0\n");
+}
+
+#[test]
+fn block_state_lines_match_c() {
+    let line = |state: BlockState| {
+        let mut out = String::new();
+        state.write_to(&mut out).unwrap();
+        out
+    };
+    // printf '%12zd %12lld.%06lu %c%c%c%c%c%c\n' 7 1234 0 . w h . . .
+    assert_eq!(
+        line(BlockState {
+            index: 7,
+            seconds: 1234,
+            written_back: true,
+            huge: true,
+            ..Default::default()
+        }),
+        "           7         1234.000000 .wh...\n"
+    );
+    assert_eq!(
+        line(BlockState {
+            index: 0,
+            same: true,
+            idle: true,
+            recompressed: true,
+            incompressible: true,
+            ..Default::default()
+        }),
+        "           0            0.000000 s..irn\n"
+    );
+    let widest = line(BlockState {
+        index: usize::MAX,
+        seconds: u64::MAX,
+        micros: 999_999,
+        ..Default::default()
+    });
+    assert_eq!(widest.len(), BlockState::MAX_LEN);
+    // Into a read: only with a byte to spare, as C's snprintf() check.
+    let state = BlockState {
+        index: 3,
+        ..Default::default()
+    };
+    let len = line(state).len();
+    let mut out = vec![0u8; len];
+    assert_eq!(state.write_into(&mut out), None);
+    out.push(0);
+    assert_eq!(state.write_into(&mut out), Some(len));
+    assert_eq!(&out[..len], line(state).as_bytes());
 }
 
 #[test]

@@ -115,12 +115,6 @@ impl BackingDev {
         Ok(&path[..end])
     }
 
-    /// Writes `page` to `block` and waits for the device. Not from a driver's `submit_bio`.
-    pub(crate) fn write_page(&self, block: usize, page: &BouncePage) -> Result {
-        let opf = bindings::req_op_REQ_OP_WRITE | (1 << bindings::req_flag_bits___REQ_SYNC);
-        self.submit_and_wait(block, page, opf)
-    }
-
     /// Reads `block` into `page` and waits for the device. Not from a driver's `submit_bio`
     /// (see [`read_page_waiting`]).
     pub(crate) fn read_page(&self, block: usize, page: &mut BouncePage) -> Result {
@@ -128,6 +122,28 @@ impl BackingDev {
     }
 
     fn submit_and_wait(&self, block: usize, page: &BouncePage, opf: bindings::blk_opf_t) -> Result {
+        let bio = self.page_bio(block, page.raw_page(), opf)?;
+        // SAFETY: a complete bio, submitted once; returns when the device is done with it.
+        let ret = unsafe { bindings::submit_bio_wait(bio.as_ptr()) };
+        // SAFETY: drops our reference to the bio, which is no longer in flight.
+        unsafe { bindings::bio_put(bio.as_ptr()) };
+        if ret != 0 {
+            return Err(Error::from_errno(ret));
+        }
+        Ok(())
+    }
+
+    /// A bio of operation `opf` on the whole of `block`, from or into `page`, ready to submit:
+    /// `EINVAL` for a block past the end. The bio comes from a mempool (`GFP_NOIO`: never
+    /// fails, never starts I/O of its own).
+    ///
+    /// The caller owns the bio, and must keep `page` for it until the bio is done or put.
+    pub(super) fn page_bio(
+        &self,
+        block: usize,
+        page: *mut bindings::page,
+        opf: bindings::blk_opf_t,
+    ) -> Result<NonNull<bindings::bio>> {
         if block >= self.pages {
             return Err(EINVAL);
         }
@@ -145,24 +161,16 @@ impl BackingDev {
             )
         };
         let bio = NonNull::new(bio).ok_or(ENOMEM)?;
-        // SAFETY: a fresh bio, ours until `bio_put()`.
+        // SAFETY: a fresh bio, ours until it is submitted or put.
         unsafe { (*bio.as_ptr()).bi_iter.bi_sector = sector };
-        let raw_page = page.raw_page();
-        // SAFETY: the fresh bio has room for one page; the page stays borrowed until the bio
-        // is done, below.
-        let added = unsafe { bindings::bio_add_page(bio.as_ptr(), raw_page, PAGE_SIZE as u32, 0) };
-        let ret = if added as usize == PAGE_SIZE {
-            // SAFETY: a complete bio, submitted once; returns when the device is done with it.
-            unsafe { bindings::submit_bio_wait(bio.as_ptr()) }
-        } else {
-            -(bindings::EIO as c_int)
-        };
-        // SAFETY: drops our reference to the bio, which is no longer in flight.
-        unsafe { bindings::bio_put(bio.as_ptr()) };
-        if ret != 0 {
-            return Err(Error::from_errno(ret));
+        // SAFETY: the fresh bio has room for one page, which the caller keeps for it.
+        let added = unsafe { bindings::bio_add_page(bio.as_ptr(), page, PAGE_SIZE as u32, 0) };
+        if added as usize != PAGE_SIZE {
+            // SAFETY: drops our reference to the bio, never submitted.
+            unsafe { bindings::bio_put(bio.as_ptr()) };
+            return Err(EIO);
         }
-        Ok(())
+        Ok(bio)
     }
 }
 
@@ -174,37 +182,15 @@ impl BackingDev {
     /// never fails to allocate (the bio comes from a mempool).
     pub(crate) fn read_page_chained(&self, block: usize, dest: PageDest<'_>) -> Result {
         // A whole page of memory: a piece of a page is a whole page only from its start.
-        if block >= self.pages || !dest.whole {
+        if !dest.whole {
             return Err(EINVAL);
         }
-        // No overflow: `block < pages`, and `pages * SECTORS_PER_PAGE` is the device's size.
-        let sector = block as u64 * SECTORS_PER_PAGE;
         let parent = dest.parent.as_ptr();
-        // SAFETY: the device is live (type invariant); the parent bio is live for the walk that
-        // lent `dest`; `fs_bio_set` is the kernel's own bio set, and only its address is taken.
-        let bio = unsafe {
-            bindings::bio_alloc_bioset(
-                self.bdev.as_ptr(),
-                1,
-                (*parent).bi_opf,
-                ffi::GFP_NOIO,
-                &raw mut bindings::fs_bio_set,
-            )
-        };
-        let bio = NonNull::new(bio).ok_or(ENOMEM)?;
-        // SAFETY: a fresh bio, ours until it is submitted.
-        unsafe { (*bio.as_ptr()).bi_iter.bi_sector = sector };
-        // SAFETY: the fresh bio has room for one page; `dest.page` stays pinned by the parent's
-        // owner until the parent completes, which the chain below holds back until this bio
-        // is done.
-        let added = unsafe {
-            bindings::bio_add_page(bio.as_ptr(), dest.page.as_ptr(), PAGE_SIZE as u32, 0)
-        };
-        if added as usize != PAGE_SIZE {
-            // SAFETY: drops our reference to the bio, never submitted.
-            unsafe { bindings::bio_put(bio.as_ptr()) };
-            return Err(EIO);
-        }
+        // SAFETY: the parent bio is live for the walk that lent `dest`.
+        let opf = unsafe { (*parent).bi_opf };
+        // `dest.page` stays pinned by the parent's owner until the parent completes, which the
+        // chain below holds back until this bio is done.
+        let bio = self.page_bio(block, dest.page.as_ptr(), opf)?;
         // SAFETY: both bios are live; the parent is still being submitted, so it cannot
         // complete before the chain holds it.
         unsafe { bindings::bio_chain(bio.as_ptr(), parent) };

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-//! CPUs and preemption: how many CPUs are online, which one runs this thread, and the
-//! preemption count the slot locks hold (as the kernel's bit spinlocks do).
+//! CPUs and preemption: how many CPUs are online, which one runs this thread, the preemption
+//! count the slot locks hold (as the kernel's bit spinlocks do), and giving the CPU away in
+//! long loops (`cond_resched()`).
 
 use super::ffi;
 
@@ -43,4 +44,11 @@ pub(crate) fn this_cpu() -> u32 {
 pub(crate) fn num_online_cpus() -> u32 {
     // SAFETY: reads the online CPU mask's weight; no preconditions.
     unsafe { ffi::zram_rs_num_online_cpus() }
+}
+
+/// `cond_resched()`: lets another task run if one should, from a long loop of a thread that
+/// may sleep (and holds no spinning lock).
+pub(crate) fn cond_resched() {
+    // SAFETY: no precondition beyond a context that may sleep, which callers are.
+    unsafe { ffi::zram_rs_cond_resched() };
 }

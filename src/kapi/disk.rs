@@ -12,6 +12,7 @@
 //! zram's `reset` relies on as well).
 
 use super::bio::{Bio, Op};
+use super::debugfs;
 use super::ffi;
 use super::sysfs::AttributeGroups;
 use core::fmt::Write;
@@ -164,6 +165,9 @@ pub(crate) struct GenDisk<T: DiskOps> {
     data: Pin<KBox<DiskData<T>>>,
     /// Keeps the operations table and the major alive while the disk exists.
     _driver: Arc<DiskDriver<T>>,
+    /// The disk's debugfs directory, whose file reads `data`; removed first on drop, and
+    /// never shared.
+    debugfs: Option<Arc<debugfs::Dir>>,
 }
 
 // SAFETY: the gendisk may be used and deleted from any thread; `T` is `Send + Sync`.
@@ -265,12 +269,25 @@ impl<T: DiskOps> GenDisk<T> {
             raw,
             data,
             _driver: driver.clone(),
+            debugfs: None,
         })
     }
 
     /// The driver data.
     pub(crate) fn data(&self) -> &T {
         &self.data.ops
+    }
+
+    /// Adds debugfs directory `name` in `parent`, holding a read-only file `file` whose reads
+    /// the disk's data serves; both go with the disk. Nothing without debugfs (as C).
+    pub(crate) fn add_debugfs(&mut self, parent: &Arc<debugfs::Dir>, name: &CStr, file: &CStr)
+    where
+        T: debugfs::Records,
+    {
+        let data: *const T = &self.data.ops;
+        // SAFETY: `data` is pinned in its box, which lives as long as `self`; the directory is
+        // kept only in `self.debugfs`, which `Drop` empties before anything else.
+        self.debugfs = unsafe { debugfs::Dir::new_with_file(name, parent, file, data) };
     }
 
     /// A view of the disk.
@@ -285,6 +302,8 @@ impl<T: DiskOps> GenDisk<T> {
 
 impl<T: DiskOps> Drop for GenDisk<T> {
     fn drop(&mut self) {
+        // The debugfs file first: its removal waits for running reads of `data`.
+        self.debugfs = None;
         // SAFETY: the disk was added (type invariant). `del_gendisk` removes it and its sysfs
         // attributes, waiting for running attribute callbacks; afterwards no callback can reach
         // `data`, which is dropped after this function.

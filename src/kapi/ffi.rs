@@ -231,6 +231,26 @@ extern "C" {
         f: unsafe extern "C" fn(arg: *mut c_void),
         arg: *mut c_void,
     );
+    /// `debugfs_create_dir()`: the directory, or an `ERR_PTR` (also without debugfs).
+    pub(crate) fn zram_rs_debugfs_create_dir(
+        name: *const c_char,
+        parent: *mut bindings::dentry,
+    ) -> *mut bindings::dentry;
+    /// `debugfs_create_file()`: the file, or an `ERR_PTR` (also without debugfs).
+    pub(crate) fn zram_rs_debugfs_create_file(
+        name: *const c_char,
+        mode: bindings::umode_t,
+        parent: *mut bindings::dentry,
+        data: *mut c_void,
+        fops: *const bindings::file_operations,
+    ) -> *mut bindings::dentry;
+    /// `debugfs_remove()`: removes a dentry and what is below it, waiting for running file
+    /// operations; accepts NULL and `ERR_PTR` values.
+    pub(crate) fn zram_rs_debugfs_remove(dentry: *mut bindings::dentry);
+    /// `init_completion()` (a static inline).
+    pub(crate) fn zram_rs_init_completion(done: *mut bindings::completion);
+    /// `cond_resched()` (a macro).
+    pub(crate) fn zram_rs_cond_resched();
     /// `virt_to_page()` (a macro) of a lowmem address.
     pub(crate) fn zram_rs_virt_to_page(addr: *mut c_void) -> *mut bindings::page;
     /// A lockdep map of the slot lock class, allocated and initialised; NULL when out of memory.

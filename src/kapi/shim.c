@@ -5,13 +5,16 @@
  */
 #include <asm/cacheflush.h>
 #include <linux/blkdev.h>
+#include <linux/completion.h>
 #include <linux/cpumask.h>
+#include <linux/debugfs.h>
 #include <linux/lockdep.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/part_stat.h>
 #include <linux/preempt.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/workqueue.h>
@@ -117,6 +120,44 @@ void zram_rs_run_in_worker(void (*fn)(void *arg), void *arg)
 	queue_work(system_unbound_wq, &w.work);
 	flush_work(&w.work);
 	destroy_work_on_stack(&w.work);
+}
+
+/* init_completion() is a static inline (its wait queue's lock class is a static key). */
+void zram_rs_init_completion(struct completion *done);
+void zram_rs_init_completion(struct completion *done)
+{
+	init_completion(done);
+}
+
+/* cond_resched() is a macro whose target depends on the preemption model. */
+void zram_rs_cond_resched(void);
+void zram_rs_cond_resched(void)
+{
+	cond_resched();
+}
+
+/*
+ * debugfs: static inlines without CONFIG_DEBUG_FS, and on 7.x debugfs_create_file() is a
+ * _Generic macro. Errors come back as ERR_PTR values, as from the kernel's functions.
+ */
+struct dentry *zram_rs_debugfs_create_dir(const char *name, struct dentry *parent);
+struct dentry *zram_rs_debugfs_create_dir(const char *name, struct dentry *parent)
+{
+	return debugfs_create_dir(name, parent);
+}
+
+struct dentry *zram_rs_debugfs_create_file(const char *name, umode_t mode, struct dentry *parent,
+					   void *data, const struct file_operations *fops);
+struct dentry *zram_rs_debugfs_create_file(const char *name, umode_t mode, struct dentry *parent,
+					   void *data, const struct file_operations *fops)
+{
+	return debugfs_create_file(name, mode, parent, data, fops);
+}
+
+void zram_rs_debugfs_remove(struct dentry *dentry);
+void zram_rs_debugfs_remove(struct dentry *dentry)
+{
+	debugfs_remove(dentry);
 }
 
 struct page *zram_rs_virt_to_page(void *addr);

@@ -16,10 +16,11 @@ use crate::blocks::{self, BlockMap};
 use crate::kapi::bdev::{self, BackingDev};
 use crate::kapi::bio::PageDest;
 use crate::kapi::bounce::BouncePage;
-use crate::kapi::mem;
+use crate::kapi::page_writes::{self, PageWrites};
+use crate::kapi::{cpu, mem};
 use crate::slot::SlotContent;
 use crate::writeback_args::{self, Filter, Refused, Request6_12, Scan};
-use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use kernel::alloc::flags::{GFP_KERNEL, GFP_NOWAIT};
 use kernel::alloc::{KVec, VVec};
 use kernel::new_condvar;
@@ -30,6 +31,8 @@ use kernel::sync::{Arc, CondVar};
 
 /// Longest path `backing_dev` takes, with its NUL (C's `PATH_MAX`).
 const PATH_MAX: usize = 4096;
+/// `writeback_batch_size` of a new device (C's).
+const DEFAULT_BATCH_SIZE: u32 = 32;
 /// 4 KiB units per page: `writeback_limit` and `bd_stat` count in 4 KiB (C's `FOUR_K()`).
 const FOUR_K_PER_PAGE: u64 = (PAGE_SIZE / 4096) as u64;
 
@@ -72,6 +75,8 @@ pub(super) struct WritebackState {
     limit_enabled: AtomicBool,
     /// `writeback_limit`, in 4 KiB units.
     limit: AtomicU64,
+    /// `writeback_batch_size`: page writes in flight at once, at least 1.
+    batch_size: AtomicU32,
     /// A writeback runs (C's `pp_in_progress`). Set and cleared under `init_lock`.
     running: AtomicBool,
     /// Signalled, under `init_lock`, when `running` clears.
@@ -84,6 +89,7 @@ impl WritebackState {
         pin_init!(Self {
             limit_enabled: AtomicBool::new(false),
             limit: AtomicU64::new(0),
+            batch_size: AtomicU32::new(DEFAULT_BATCH_SIZE),
             running: AtomicBool::new(false),
             finished <- new_condvar!("Zram::writeback"),
         })
@@ -94,6 +100,11 @@ impl WritebackState {
         while self.running.load(Relaxed) {
             self.finished.wait(config);
         }
+    }
+
+    /// `writeback_batch_size`, as a count.
+    fn batch_size(&self) -> usize {
+        usize::try_from(self.batch_size.load(Relaxed)).unwrap_or(usize::MAX)
     }
 
     /// Whether the budget is spent (C: `wb_limit_enable && !bd_wb_limit`).
@@ -224,6 +235,22 @@ impl Zram {
         self.writeback.limit.store(limit, Relaxed);
     }
 
+    /// `writeback_batch_size`.
+    pub(crate) fn writeback_batch_size(&self) -> u32 {
+        let _config = self.init_lock.lock();
+        self.writeback.batch_size.load(Relaxed)
+    }
+
+    /// Sets `writeback_batch_size`: `EINVAL` for 0 (the setting is kept across `reset`, as C's).
+    pub(crate) fn set_writeback_batch_size(&self, size: u32) -> Result {
+        if size == 0 {
+            return Err(EINVAL);
+        }
+        let _config = self.init_lock.lock();
+        self.writeback.batch_size.store(size, Relaxed);
+        Ok(())
+    }
+
     /// `bd_stat`: blocks of the backing device in use, pages read from it and written to it,
     /// each in 4 KiB units.
     pub(crate) fn bd_stat(&self) -> (u64, u64, u64) {
@@ -341,7 +368,14 @@ impl Zram {
     }
 
     /// Writes back the slots `indexes` names that `filter` wants (or, for those `marked`
-    /// already, whose mark survived), one page at a time.
+    /// already, whose mark survived), up to `writeback_batch_size` pages in flight at once.
+    ///
+    /// Before each slot, in C's order: a spent budget stops with `EIO`, then (with every
+    /// write in flight) the oldest write is waited for, then a block is claimed, kept for the
+    /// next slot if this one does not qualify, and a full device stops with `ENOSPC`. The
+    /// budget is charged when a write is submitted and given back if it fails (as C 7.3; C
+    /// 6.12, one page at a time, charges once written, which ends with the same figures). A
+    /// failed write is returned once all have ended; the others go on (as C).
     fn write_back(
         &self,
         storage: &Storage,
@@ -349,105 +383,145 @@ impl Zram {
         indexes: impl Iterator<Item = (usize, bool)>,
         filter: Filter,
     ) -> Result {
-        let mut page = BouncePage::new()?;
-        let mut indexes = indexes;
+        let mut writes = PageWrites::new(&backing.dev, self.writeback.batch_size())?;
         let mut result = Ok(());
-        // A block claimed and not used yet, kept for the next page.
-        let mut block = None;
-        for (index, marked) in indexes.by_ref() {
-            if self.writeback.limit_spent() {
-                result = Err(EIO);
-                unmark(storage, index, marked);
-                break;
+        let mut note = |done: Result| {
+            if let Err(error) = done {
+                result = Err(error);
             }
-            let target = match block {
-                Some(target) => target,
-                None => match backing.blocks.claim() {
-                    Some(target) => target,
-                    None => {
-                        result = Err(ENOSPC);
-                        unmark(storage, index, marked);
-                        break;
+        };
+        page_writes::plugged(|| {
+            let mut indexes = indexes;
+            // A block claimed and not used yet, kept for the next page.
+            let mut block = None;
+            for (index, marked) in indexes.by_ref() {
+                if self.writeback.limit_spent() {
+                    note(Err(EIO));
+                    unmark(storage, index, marked);
+                    break;
+                }
+                if writes.full() {
+                    if let Some((pending, written)) = writes.collect() {
+                        note(self.written(storage, backing, pending, written));
                     }
-                },
-            };
-            block = Some(target);
-            match self.write_back_one(storage, backing, index, marked, filter, target, &mut page) {
-                Ok(true) => block = None,
-                Ok(false) => {}
-                Err(error) => result = Err(error),
+                }
+                let Some(target) = block.or_else(|| backing.blocks.claim()) else {
+                    note(Err(ENOSPC));
+                    unmark(storage, index, marked);
+                    break;
+                };
+                block = Some(target);
+                let Some(page) = writes.page() else {
+                    unmark(storage, index, marked);
+                    break;
+                };
+                if !self.read_for_writeback(storage, index, marked, filter, page) {
+                    continue;
+                }
+                let charged = self.writeback.spend_page();
+                let pending = Pending {
+                    index,
+                    block: target,
+                    charged,
+                };
+                block = None;
+                if let Err((pending, error)) = writes.submit(target, pending) {
+                    note(self.written(storage, backing, pending, Err(error)));
+                }
+                cpu::cond_resched();
             }
-        }
-        // The slots marked for this writeback that it did not reach.
-        for (index, marked) in indexes {
-            unmark(storage, index, marked);
-        }
-        if let Some(unused) = block {
-            backing.release(unused);
-        }
+            // The slots marked for this writeback that it did not reach.
+            for (index, marked) in indexes {
+                unmark(storage, index, marked);
+            }
+            if let Some(unused) = block {
+                backing.release(unused);
+            }
+            while let Some((pending, written)) = writes.collect() {
+                note(self.written(storage, backing, pending, written));
+            }
+        });
         result
     }
 
-    /// Writes slot `index` back to `target` if it qualifies; returns whether the slot now
-    /// names `target`. A device error is returned (the page stays in memory); a slot that
-    /// changed meanwhile is left as it is.
-    #[allow(clippy::too_many_arguments)]
-    fn write_back_one(
+    /// Reads slot `index` into `page` for a writeback if it qualifies, and marks it as being
+    /// written back; returns whether it did.
+    fn read_for_writeback(
         &self,
         storage: &Storage,
-        backing: &Backing,
         index: usize,
         marked: bool,
         filter: Filter,
-        target: usize,
         page: &mut BouncePage,
-    ) -> Result<bool> {
-        {
-            // The stream first: taking it may sleep, the slot lock may not.
-            let mut stream = storage.streams.get();
-            let mut slot = storage.pages.lock(index).ok_or(EIO)?;
-            let content = slot.content();
-            let qualifies = if marked {
-                slot.writeback_intact()
-            } else {
-                !slot.writeback_intact() && wanted(filter, content, slot.is_idle())
-            };
-            if !qualifies {
-                return Ok(false);
-            }
-            slot.begin_writeback();
-            if read_locked(&slot, content, index, page.bytes_mut(), &mut stream).is_err() {
-                give_up(&mut slot);
-                return Ok(false);
-            }
+    ) -> bool {
+        // The stream first: taking it may sleep, the slot lock may not.
+        let mut stream = storage.streams.get();
+        let Some(mut slot) = storage.pages.lock(index) else {
+            return false;
+        };
+        let content = slot.content();
+        let qualifies = if marked {
+            slot.writeback_intact()
+        } else {
+            !slot.writeback_intact() && wanted(filter, content, slot.is_idle())
+        };
+        if !qualifies {
+            return false;
         }
-        // 7.3 charges the budget when it submits the write, and gives it back if the write
-        // fails; 6.12 charges a page once it is written back.
-        let charged = cfg!(zram_abi_7_3) && self.writeback.spend_page();
-        if let Err(error) = backing.dev.write_page(target, page) {
-            if let Some(mut slot) = storage.pages.lock(index) {
+        slot.begin_writeback();
+        if read_locked(&slot, content, index, page.bytes_mut(), &mut stream).is_err() {
+            give_up(&mut slot);
+            return false;
+        }
+        true
+    }
+
+    /// Ends the write `pending` with its result `written`: the slot names the block if the
+    /// write succeeded and the slot's mark survived it; otherwise the block goes back, and a
+    /// failed write leaves the page in memory, gives the budget back and is returned.
+    fn written(
+        &self,
+        storage: &Storage,
+        backing: &Backing,
+        pending: Pending,
+        written: Result,
+    ) -> Result {
+        let Pending {
+            index,
+            block,
+            charged,
+        } = pending;
+        let slot = storage.pages.lock(index);
+        if let Err(error) = written {
+            if let Some(mut slot) = slot {
                 give_up(&mut slot);
             }
             if charged {
                 self.writeback.refund_page();
             }
+            backing.release(block);
             return Err(error);
         }
         self.stats.bd_writes.fetch_add(1, Relaxed);
-        let mut slot = storage.pages.lock(index).ok_or(EIO)?;
-        if !slot.writeback_intact() {
-            return Ok(false);
-        }
+        let Some(mut slot) = slot.filter(|slot| slot.writeback_intact()) else {
+            backing.release(block);
+            return Ok(());
+        };
         slot.end_writeback();
         self.stats.stored_written_back();
-        let old = slot.store_written_back(target);
+        let old = slot.store_written_back(block);
         drop(slot);
         storage.removed(&self.stats, old);
-        if !cfg!(zram_abi_7_3) {
-            self.writeback.spend_page();
-        }
-        Ok(true)
+        Ok(())
     }
+}
+
+/// A write to the backing device in flight: its slot, its block, and whether the budget was
+/// charged for it.
+struct Pending {
+    index: usize,
+    block: usize,
+    charged: bool,
 }
 
 /// A writeback of a slot that failed: the mark goes, and on 6.12 the idle mark with it (C 6.12
