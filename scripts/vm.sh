@@ -44,6 +44,18 @@ log=$work/console-$mode.log
 disk=$work/vda.img
 rm -f "$disk"
 truncate -s 256M "$disk"
+# Two failing disks for the backing-device fault tests, through QEMU's blkdebug driver:
+# /dev/vdb fails every write, /dev/vdc fails reads of blocks 1-64 (sectors 8 to 512; not
+# sector 0, which the kernel's partition scan reads).
+for d in vdb vdc; do
+	rm -f "$work/$d.img"
+	truncate -s 16M "$work/$d.img"
+done
+printf '[inject-error]\nevent = "write_aio"\niotype = "write"\nerrno = "5"\n' >"$work/vdb.blkdebug"
+: >"$work/vdc.blkdebug"
+for sector in $(seq 8 8 512); do
+	printf '[inject-error]\nevent = "read_aio"\niotype = "read"\nerrno = "5"\nsector = "%d"\n' "$sector" >>"$work/vdc.blkdebug"
+done
 case $ARCH_NAME in
 x86_64)
 	qemu=(qemu-system-x86_64 -accel "$ACCEL")
@@ -69,6 +81,10 @@ set +e
 extra_qemu=(${VM_QEMU_EXTRA:-})
 timeout "$VM_TIMEOUT" "${qemu[@]}" "${clock[@]}" "${extra_qemu[@]}" -m "$MEM" -smp "$SMP" -nographic -no-reboot -net none \
 	-drive "file=$disk,if=none,id=vda,format=raw,cache=unsafe" -device "$virtio_blk,drive=vda" \
+	-drive "file=blkdebug:$work/vdb.blkdebug:$work/vdb.img,if=none,id=vdb,format=raw,cache=unsafe" \
+	-device "$virtio_blk,drive=vdb" \
+	-drive "file=blkdebug:$work/vdc.blkdebug:$work/vdc.img,if=none,id=vdc,format=raw,cache=unsafe" \
+	-device "$virtio_blk,drive=vdc" \
 	-kernel "$image" -initrd "$initrd" \
 	-append "console=$console panic=-1 loglevel=3 log_buf_len=16M zram_rs.mode=$mode $extra_append" \
 	</dev/null 2>&1 | sed -u 's/\r$//' | tee "$log" | grep --line-buffered -v '^VM-DMESG' | \

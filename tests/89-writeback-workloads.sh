@@ -1,0 +1,118 @@
+#!/bin/bash
+# Writeback under real workloads, every byte verified: fio writing and verifying the whole disk
+# while a loop marks pages idle and writes them back (idle, huge, page_index); swap pushed past
+# a memory cgroup's limit while pages are written back every second; ext4 whose blocks are
+# written back between writes, checked by e2fsck. The backing device is the VM's virtio disk.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+plan $((12 + UNLOAD_CASES))
+
+zram_load
+z=$(sysblock 0)
+dev=/dev/zram0
+
+# writeback_loop SECONDS: marks pages idle and writes them back, in every mode, until killed
+# or SECONDS have passed; counts the writebacks that answered.
+writeback_loop() {
+	local end=$((SECONDS + $1)) n=0 pages
+	pages=$(($(cat $z/disksize) / PAGE))
+	while [ $SECONDS -lt $end ]; do
+		echo all >$z/idle 2>/dev/null
+		echo idle >$z/writeback 2>/dev/null
+		echo huge >$z/writeback 2>/dev/null
+		echo "page_index=$((RANDOM % pages))" >$z/writeback 2>/dev/null
+		n=$((n + 1))
+		sleep 0.2
+	done
+	echo $n >/tmp/wbw.loops
+}
+
+# 1. fio: random 4 KiB writes of half-compressible data with crc32c verify headers over the
+# whole disk, verified as it goes and once more at the end, while the loop runs.
+echo /dev/vda >$z/backing_dev
+echo 32M >$z/disksize
+writeback_loop 600 &
+loop=$!
+fio --name=wb --filename=$dev --direct=1 --rw=randwrite --bs=4k --size=32M --io_size=64M \
+	--buffer_compress_percentage=50 --refill_buffers --verify=crc32c --verify_fatal=1 \
+	--do_verify=1 --output=/tmp/wbw-fio.out >/dev/null 2>&1
+rc=$?
+fio --name=wb --filename=$dev --direct=1 --rw=randwrite --bs=4k --size=32M --io_size=64M \
+	--verify=crc32c --verify_only=1 --verify_fatal=1 --output=/tmp/wbw-fio2.out >/dev/null 2>&1
+rc2=$?
+kill $loop 2>/dev/null
+wait $loop 2>/dev/null
+read -r -a bd <$z/bd_stat
+ktap_print_msg "fio with writeback: bd_stat ${bd[*]}; mm_stat $(cat $z/mm_stat)"
+check_eq "fio writes and verifies while pages are written back" 0 $rc
+check_eq "fio verifies the whole disk afterwards" 0 $rc2
+check "pages were written back and read back meanwhile (bd_stat: ${bd[*]})" \
+	test "${bd[2]}" -gt 0 -a "${bd[1]}" -gt 0
+check_eq "reset" OK "$(write_attr $z/reset 1)"
+
+# 2. Swap: a workload in a cgroup whose memory.high is far below what it keeps in a tmpfs (as
+# 50-swap), while pages are marked idle and written back every second.
+echo /dev/vda >$z/backing_dev
+echo 256M >$z/disksize
+mkswap $dev >/dev/null
+swapon $dev
+cg=/sys/fs/cgroup/zram_rs_wb
+echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+mkdir -p $cg
+echo 24M >$cg/memory.high
+mkdir -p /mnt/wbswap
+mount -t tmpfs -o size=200M tmpfs /mnt/wbswap
+writeback_loop 600 &
+loop=$!
+bash -c "
+	echo \$\$ > $cg/cgroup.procs
+	dd if=/dev/urandom bs=1M count=32 2>/dev/null > /mnt/wbswap/random
+	yes 'swapped out, then written back' | head -c \$((48 << 20)) > /mnt/wbswap/text
+	sha256sum /mnt/wbswap/random /mnt/wbswap/text > /tmp/wbw.sums
+	sleep 3
+"
+used_kb=$(awk '$1 == "/dev/zram0" { print $4 }' /proc/swaps)
+check "data intact while swapped and written back" sha256sum -c --quiet /tmp/wbw.sums
+kill $loop 2>/dev/null
+wait $loop 2>/dev/null
+read -r -a bd <$z/bd_stat
+ktap_print_msg "swap with writeback: swap used ${used_kb} kB, bd_stat ${bd[*]}, loops $(cat /tmp/wbw.loops 2>/dev/null)"
+check "swapped pages were written back (bd_stat: ${bd[*]})" test "${bd[2]}" -gt 0
+echo max >$cg/memory.high
+check "swapoff reads every page back" swapoff $dev
+check "data intact after swapoff" sha256sum -c --quiet /tmp/wbw.sums
+check "swapoff freed every block of the backing device but the swap header's" \
+	test "$(field 1 $z/bd_stat)" -le $((PAGE / 4096))
+umount /mnt/wbswap
+rmdir $cg
+echo 1 >$z/reset
+
+# 3. ext4: files written, their blocks written back, more files written over them, all read
+# back with the page cache dropped (reads from the backing device), and e2fsck clean.
+echo /dev/vda >$z/backing_dev
+echo 128M >$z/disksize
+mkfs.ext4 -q $dev
+mkdir -p /mnt/wbfs
+mount $dev /mnt/wbfs
+for i in 1 2 3 4; do
+	head -c 4M /dev/urandom >/mnt/wbfs/random$i
+	yes "ext4 over written-back pages $i" | head -c 6M >/mnt/wbfs/text$i
+	sync
+	echo all >$z/idle
+	echo idle >$z/writeback
+	echo 3 >/proc/sys/vm/drop_caches
+done
+(cd /mnt/wbfs && sha256sum random* text*) >/tmp/wbw.fs-sums
+umount /mnt/wbfs
+echo all >$z/idle
+echo idle >$z/writeback
+mount $dev /mnt/wbfs
+read -r -a bd <$z/bd_stat
+check "ext4 blocks were written back (bd_stat: ${bd[*]})" test "${bd[0]}" -gt 0
+check "files read back through written-back blocks" sh -c "cd /mnt/wbfs && sha256sum -c --quiet /tmp/wbw.fs-sums"
+umount /mnt/wbfs
+e2fsck -fn $dev >/tmp/wbw.fsck 2>&1
+check_eq "e2fsck finds the filesystem clean" 0 $?
+echo 1 >$z/reset
+zram_unload
+finish
