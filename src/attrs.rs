@@ -223,6 +223,22 @@ fn writeback_batch_size_store(zram: &Zram, _disk: DiskRef<'_, Zram>, input: &[u8
     zram.set_writeback_batch_size(u32::try_from(size).map_err(|_| EINVAL)?)
 }
 
+#[cfg(zram_abi_7_3)]
+fn compressed_writeback_show(
+    zram: &Zram,
+    _disk: DiskRef<'_, Zram>,
+    out: &mut SysfsBuf<'_>,
+) -> Result {
+    write_result(writeln!(out, "{}", u32::from(zram.compressed_writeback())))
+}
+
+/// `kstrtobool()`; C answers any parse failure with `EINVAL`.
+#[cfg(zram_abi_7_3)]
+fn compressed_writeback_store(zram: &Zram, _disk: DiskRef<'_, Zram>, input: &[u8]) -> Result {
+    let compressed = parse::kstrtobool(input).map_err(|_| EINVAL)?;
+    zram.set_compressed_writeback(compressed)
+}
+
 fn bd_stat_show(zram: &Zram, _disk: DiskRef<'_, Zram>, out: &mut SysfsBuf<'_>) -> Result {
     let (count, reads, writes) = zram.bd_stat();
     write_result(writeln!(out, "{count:>8} {reads:>8} {writes:>8}"))
@@ -271,6 +287,14 @@ static WRITEBACK_BATCH_SIZE: DeviceAttribute<Zram> = DeviceAttribute::new(
     Some(writeback_batch_size_show),
     Some(writeback_batch_size_store),
 );
+// 7.x's only.
+#[cfg(zram_abi_7_3)]
+static COMPRESSED_WRITEBACK: DeviceAttribute<Zram> = DeviceAttribute::new(
+    c"compressed_writeback",
+    0o644,
+    Some(compressed_writeback_show),
+    Some(compressed_writeback_store),
+);
 static BD_STAT: DeviceAttribute<Zram> =
     DeviceAttribute::new(c"bd_stat", 0o444, Some(bd_stat_show), None);
 // 6.12's only: 7.x removed the attribute (streams are per CPU).
@@ -314,10 +338,15 @@ static SAME_DETECTION: DeviceAttribute<Zram> = DeviceAttribute::new(
 const MAX_COMP_STREAMS_ENTRY: Option<AttrPtr<Zram>> = Some(AttrPtr::of(&MAX_COMP_STREAMS));
 #[cfg(zram_abi_7_3)]
 const MAX_COMP_STREAMS_ENTRY: Option<AttrPtr<Zram>> = None;
+/// 7.3's `compressed_writeback`; 6.12 has none.
+#[cfg(zram_abi_7_3)]
+const COMPRESSED_WRITEBACK_ENTRY: Option<AttrPtr<Zram>> = Some(AttrPtr::of(&COMPRESSED_WRITEBACK));
+#[cfg(not(zram_abi_7_3))]
+const COMPRESSED_WRITEBACK_ENTRY: Option<AttrPtr<Zram>> = None;
 
-/// C zram's attributes, zram_rs's extensions, then the one that only 6.12 has. (The order
+/// C zram's attributes, zram_rs's extensions, then the ones that only 6.12 or 7.3 has. (The order
 /// only decides the order of creation: sysfs lists a directory sorted by its own hash.)
-static LIST: AttributeList<Zram, 21> = AttributeList::new([
+static LIST: AttributeList<Zram, 22> = AttributeList::new([
     Some(AttrPtr::of(&DISKSIZE)),
     Some(AttrPtr::of(&INITSTATE)),
     Some(AttrPtr::of(&RESET)),
@@ -339,6 +368,7 @@ static LIST: AttributeList<Zram, 21> = AttributeList::new([
     Some(AttrPtr::of(&SAME_STAT)),
     Some(AttrPtr::of(&SAME_DETECTION)),
     MAX_COMP_STREAMS_ENTRY,
+    COMPRESSED_WRITEBACK_ENTRY,
 ]);
 static GROUP: AttributeGroup<Zram> = AttributeGroup::new(&LIST);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 //! Parsing of sysfs input with the exact semantics of the kernel's C helpers that C zram uses:
-//! `memparse()` (sizes with K/M/G/T/P/E suffixes), `kstrtoull()`, `kstrtou16()` and `kstrtoint()`.
+//! `memparse()` (sizes with K/M/G/T/P/E suffixes), `kstrtoull()`, `kstrtou16()`, `kstrtoint()`
+//! and `kstrtobool()`.
 //!
 //! Matching them byte for byte is what makes zram_rs return the same errno as C zram for the same
 //! input. This file uses only `core`, so it is compiled both into the module and into the host
@@ -172,4 +173,22 @@ pub fn kstrtoll(input: &[u8], base: u32) -> Result<i64, ParseError> {
 pub fn kstrtoint(input: &[u8], base: u32) -> Result<i32, ParseError> {
     let value = kstrtoll(input, base)?;
     i32::try_from(value).map_err(|_| ParseError::Range)
+}
+
+/// `kstrtobool()`: the first character decides (`y`, `t`, `e`, `1` and `on` are true; `n`,
+/// `f`, `d`, `0` and `off` false, in either case); whatever follows it is ignored. (The module
+/// uses it for 7.x's `compressed_writeback` only.)
+#[allow(dead_code)]
+pub fn kstrtobool(input: &[u8]) -> Result<bool, ParseError> {
+    let s = c_str(input);
+    match s.first().map(u8::to_ascii_lowercase) {
+        Some(b'e' | b'y' | b't' | b'1') => Ok(true),
+        Some(b'd' | b'n' | b'f' | b'0') => Ok(false),
+        Some(b'o') => match s.get(1).map(u8::to_ascii_lowercase) {
+            Some(b'n') => Ok(true),
+            Some(b'f') => Ok(false),
+            _ => Err(ParseError::Invalid),
+        },
+        _ => Err(ParseError::Invalid),
+    }
 }

@@ -308,18 +308,35 @@ impl SlotGuard<'_> {
     }
 
     /// Frees what the slot held and records it as written back to `block` of the backing
-    /// device, with no access time (as C); returns the old content. C 7.3 keeps a huge page's
-    /// `ZRAM_HUGE` on its written-back slot (not counted in `huge_pages`); 6.12 clears it.
+    /// device, with no access time (as C); returns the old content. C 7.3 keeps the object's
+    /// size and a huge page's `ZRAM_HUGE` on its written-back slot (neither counted in
+    /// `mm_stat`; a compressed writeback decompresses with them); 6.12 clears both.
     pub(crate) fn store_written_back(&mut self, block: usize) -> SlotContent {
         let old = self.clear();
-        let huge = matches!(old, SlotContent::Stored { huge: true, .. }) && cfg!(zram_abi_7_3);
-        let flags = if huge {
-            Layout::WB | Layout::HUGE
-        } else {
-            Layout::WB
+        let flags = match old {
+            SlotContent::Stored { size, huge, .. } if cfg!(zram_abi_7_3) => {
+                let huge = if huge { Layout::HUGE } else { 0 };
+                // `size` came out of the flags word's size field, so it fits there again.
+                Layout::WB | huge | (size as u32 & Layout::SIZE_MASK)
+            }
+            _ => Layout::WB,
         };
         self.set_words(block, flags);
         old
+    }
+
+    /// For a written-back page: its block, and the size of the object it was stored as and
+    /// whether it was huge (7.3; see [`Self::store_written_back`]).
+    pub(crate) fn written_back_object(&self) -> Option<(usize, usize, bool)> {
+        let (value, flags) = self.words();
+        match Layout::decode(value, flags) {
+            SlotContent::WrittenBack(block) => Some((
+                block,
+                (flags & Layout::SIZE_MASK) as usize,
+                flags & Layout::HUGE != 0,
+            )),
+            _ => None,
+        }
     }
 
     /// Whether the slot carries C's `ZRAM_HUGE`: a page stored uncompressed, or on 7.3 a

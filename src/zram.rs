@@ -85,6 +85,8 @@ pub(crate) struct Storage {
     huge_class_size: usize,
     /// The backing device the device was initialised with.
     backing: Option<Arc<Backing>>,
+    /// Pages are written back compressed (`compressed_writeback`, 7.3).
+    compressed_writeback: bool,
 }
 
 impl Storage {
@@ -292,6 +294,7 @@ impl Zram {
                 algorithm,
                 huge_class_size,
                 backing,
+                compressed_writeback: self.writeback.compressed(),
             }),
             GFP_KERNEL,
         )?;
@@ -481,7 +484,7 @@ impl Zram {
         let (slot, content) = match lock_to_read(storage, index, now)? {
             Found::Locked(slot, content) => (slot, content),
             Found::WrittenBack(block) => {
-                return self.read_written_back(storage, block, 0, out, dest)
+                return self.read_written_back(storage, index, block, 0, out, dest)
             }
         };
         if let Some(plain) = Plain::of(content) {
@@ -521,7 +524,7 @@ impl Zram {
             Found::WrittenBack(block) => {
                 // The stream goes back before the device is read.
                 drop(stream);
-                self.read_written_back(storage, block, 0, out, dest)
+                self.read_written_back(storage, index, block, 0, out, dest)
             }
         }
     }
@@ -701,7 +704,7 @@ impl Zram {
                 }
                 SlotContent::WrittenBack(block) => {
                     drop(slot);
-                    return self.read_written_back(storage, block, offset, out, None);
+                    return self.read_written_back(storage, index, block, offset, out, None);
                 }
                 SlotContent::Stored { .. } => {}
             }

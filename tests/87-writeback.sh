@@ -17,9 +17,10 @@
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 # Transcript lines of the scenario (each one a case), plus the checks below.
-LINES=$((57 + 6 * ABI_7_3))
-BATCH_CASES=8
-plan $((LINES + 11 + BATCH_CASES + UNLOAD_CASES))
+LINES=$((57 + 17 * ABI_7_3))
+BATCH_CASES=$((8 + 2 * ABI_7_3))
+PIECES_CASES=$((3 + 3 * ABI_7_3))
+plan $((LINES + 8 + BATCH_CASES + PIECES_CASES + UNLOAD_CASES))
 
 pages=96
 pattern=/tmp/wb.pattern
@@ -155,6 +156,33 @@ scenario() {
 	line "full device: data" "$(same_data)"
 	echo 1 >$z/reset
 	echo 1 >/sys/block/zram1/reset
+	compressed
+}
+
+# compressed (7.3): compressed_writeback's answers, then the pages written back as their
+# compressed objects (the backing device's blocks hold fewer copies of the text than a plain
+# writeback leaves), read back whole.
+compressed() {
+	[ "$ABI_7_3" = 1 ] || return 0
+	line "compressed_writeback" "$(stat -c %a $z/compressed_writeback) $(cat $z/compressed_writeback)"
+	line "compressed_writeback x" "$(write_attr $z/compressed_writeback x)"
+	line "compressed_writeback on" "$(write_attr $z/compressed_writeback on)"
+	line "read compressed_writeback" "$(cat $z/compressed_writeback)"
+	dd if=/dev/zero of=/dev/vda bs="$PAGE" count=$((pages + 1)) oflag=direct 2>/dev/null
+	echo /dev/vda >$z/backing_dev
+	echo $((pages * PAGE)) >$z/disksize
+	line "compressed_writeback once initialised" "$(write_attr $z/compressed_writeback 0)"
+	dd if=$pattern of=$dev bs="$PAGE" oflag=direct 2>/dev/null
+	cp $pattern $expected
+	line "compressed: idle all, writeback idle" "$(write_attr $z/idle all) $(write_attr $z/writeback idle)"
+	line "compressed: bd_stat, mm" "$(cat $z/bd_stat) $(mmf)"
+	line "compressed: copies of the text on the backing device" \
+		"$(dd if=/dev/vda bs="$PAGE" count=$((pages + 1)) iflag=direct 2>/dev/null | grep -a -o 'zram writeback page' | wc -l)"
+	line "compressed: data" "$(same_data)"
+	line "compressed: bd_stat after reading" "$(cat $z/bd_stat)"
+	echo 1 >$z/reset
+	line "compressed_writeback after reset" "$(cat $z/compressed_writeback)"
+	echo 0 >$z/compressed_writeback
 }
 
 scenario zram >/tmp/wb.c 2>&1
@@ -203,27 +231,49 @@ check_eq "writeback idle of $batch_pages pages, 64 in flight, as one at a time (
 	"$(echo "$one" | head -n 1)" "$(echo "$many" | head -n 1)"
 check_eq "every page read back after each" "intact intact" \
 	"$(echo "$one" | tail -n 1) $(echo "$many" | tail -n 1)"
+if [ "$ABI_7_3" = 1 ]; then
+	echo 1 >$z/compressed_writeback
+	compressed=$(batched 32)
+	echo 0 >$z/compressed_writeback
+	check_eq "the same, written back compressed (answer, bd_stat)" \
+		"$(echo "$one" | head -n 1)" "$(echo "$compressed" | head -n 1)"
+	check_eq "every page read back from compressed blocks" intact "$(echo "$compressed" | tail -n 1)"
+fi
 echo 32 >$z/writeback_batch_size
 
 # Pieces of written-back pages: fio writes 1 MiB with verify headers from buffers 512 bytes
 # into a page, so that every 4 KiB block arrives in two pieces straddling memory pages; the
 # pages go to the backing device; fio verifies them through such pieces (reads of parts of
 # written-back pages, which wait for the device), then rewrites and verifies them the same way
-# (read-modify-write of written-back pages).
-echo /dev/vda >$z/backing_dev
-echo 4M >$z/disksize
-unaligned=(--name=pieces --filename=/dev/zram0 --direct=1 --bs=4k --size=1M --iomem_align=512
-	--verify=crc32c --verify_fatal=1 --output=/tmp/fio-wb.out)
-fio "${unaligned[@]}" --rw=write --do_verify=0 >/dev/null 2>&1
-echo huge >$z/writeback
-read -r -a bd <$z/bd_stat
-check "1 MiB of fio data written back (bd_stat: ${bd[*]})" test "${bd[0]}" -ge $((1024 / 4))
-fio "${unaligned[@]}" --rw=read --verify_only=1 >/dev/null 2>&1
-check "fio verifies the written-back pages through straddling pieces" test $? = 0
-echo huge >$z/writeback
-fio "${unaligned[@]}" --rw=write --do_verify=1 --verify_pattern=0x5a5a1234 >/dev/null 2>&1
-check "fio rewrites written-back pages through pieces (read-modify-write) and verifies" test $? = 0
-echo 1 >$z/reset
+# (read-modify-write of written-back pages). On 7.3 also with compressed_writeback, over
+# half-compressible data written back as idle pages (parts of decompressed blocks).
+pieces() {
+	local how=$1 mode=huge data=()
+	if [ "$how" = compressed ]; then
+		echo 1 >$z/compressed_writeback
+		mode=idle
+		data=(--buffer_compress_percentage=50 --refill_buffers)
+	fi
+	echo /dev/vda >$z/backing_dev
+	echo 4M >$z/disksize
+	unaligned=(--name=pieces --filename=/dev/zram0 --direct=1 --bs=4k --size=1M --iomem_align=512
+		--verify=crc32c --verify_fatal=1 --output=/tmp/fio-wb.out "${data[@]}")
+	fio "${unaligned[@]}" --rw=write --do_verify=0 >/dev/null 2>&1
+	echo all >$z/idle
+	echo $mode >$z/writeback
+	read -r -a bd <$z/bd_stat
+	check "1 MiB of fio data written back, $how (bd_stat: ${bd[*]})" test "${bd[0]}" -ge $((1024 / 4))
+	fio "${unaligned[@]}" --rw=read --verify_only=1 >/dev/null 2>&1
+	check "fio verifies the written-back pages through straddling pieces, $how" test $? = 0
+	echo all >$z/idle
+	echo $mode >$z/writeback
+	fio "${unaligned[@]}" --rw=write --do_verify=1 --verify_pattern=0x5a5a1234 >/dev/null 2>&1
+	check "fio rewrites written-back pages through pieces (read-modify-write) and verifies, $how" test $? = 0
+	echo 1 >$z/reset
+	[ "$how" != compressed ] || echo 0 >$z/compressed_writeback
+}
+pieces plain
+[ "$ABI_7_3" = 0 ] || pieces compressed
 
 # reset and hot_remove while a writeback runs: they wait for it; each writeback answers OK (it
 # ran) or EINVAL (the device was already reset); the device ends uninitialised without its

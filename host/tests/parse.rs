@@ -1,7 +1,9 @@
 //! The sysfs parsers against the behaviour of the kernel's C helpers.
 
 use proptest::prelude::*;
-use zram_rs_logic::parse::{kstrtoint, kstrtou16, kstrtoull, memparse, memparse_7_3, ParseError};
+use zram_rs_logic::parse::{
+    kstrtobool, kstrtoint, kstrtou16, kstrtoull, memparse, memparse_7_3, ParseError,
+};
 
 #[test]
 fn memparse_examples() {
@@ -141,5 +143,48 @@ proptest! {
     fn kstrtoull_rejects_trailing_garbage(value: u32, garbage in "[ a-zA-Z!]{1,3}") {
         let text = format!("{value}{garbage}");
         prop_assert_eq!(kstrtoull(text.as_bytes(), 10), Err(ParseError::Invalid));
+    }
+}
+
+/// C's `kstrtobool()`, written from its definition: the first byte, and the second after `o`.
+fn kstrtobool_model(s: &[u8]) -> Option<bool> {
+    let s = &s[..s.iter().position(|&b| b == 0).unwrap_or(s.len())];
+    match s.first()? {
+        b'e' | b'E' | b'y' | b'Y' | b't' | b'T' | b'1' => Some(true),
+        b'd' | b'D' | b'n' | b'N' | b'f' | b'F' | b'0' => Some(false),
+        b'o' | b'O' => match s.get(1)? {
+            b'n' | b'N' => Some(true),
+            b'f' | b'F' => Some(false),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+#[test]
+fn kstrtobool_examples() {
+    for (input, expected) in [
+        (&b"1"[..], Some(true)),
+        (b"0\n", Some(false)),
+        (b"yes", Some(true)),
+        (b"No", Some(false)),
+        (b"on", Some(true)),
+        (b"OFF", Some(false)),
+        (b"o", None),
+        (b"", None),
+        (b"2", None),
+        (b" 1", None),
+        (b"true", Some(true)),
+        (b"enable", Some(true)),
+        (b"disable", Some(false)),
+    ] {
+        assert_eq!(kstrtobool(input).ok(), expected, "{input:?}");
+    }
+}
+
+proptest! {
+    #[test]
+    fn kstrtobool_matches_c(input in proptest::collection::vec(any::<u8>(), 0..4)) {
+        prop_assert_eq!(kstrtobool(&input).ok(), kstrtobool_model(&input));
     }
 }

@@ -11,7 +11,7 @@
 //! freed or read the page meanwhile (C's `ZRAM_UNDER_WB` / `ZRAM_PP_SLOT`). A failed write
 //! leaves the page in memory.
 
-use super::{read_locked, Config, SlotGuard, Storage, Zram, PAGE_SIZE};
+use super::{read_locked, Config, SlotGuard, Storage, StreamGuard, Zram, PAGE_SIZE};
 use crate::blocks::{self, BlockMap};
 use crate::kapi::bdev::{self, BackingDev};
 use crate::kapi::bio::PageDest;
@@ -77,6 +77,10 @@ pub(super) struct WritebackState {
     limit: AtomicU64,
     /// `writeback_batch_size`: page writes in flight at once, at least 1.
     batch_size: AtomicU32,
+    /// `compressed_writeback` (7.3): pages go to the backing device as their compressed
+    /// objects. Changed only under `init_lock` while not initialised; each initialisation
+    /// takes it for its storage.
+    compressed: AtomicBool,
     /// A writeback runs (C's `pp_in_progress`). Set and cleared under `init_lock`.
     running: AtomicBool,
     /// Signalled, under `init_lock`, when `running` clears.
@@ -90,6 +94,7 @@ impl WritebackState {
             limit_enabled: AtomicBool::new(false),
             limit: AtomicU64::new(0),
             batch_size: AtomicU32::new(DEFAULT_BATCH_SIZE),
+            compressed: AtomicBool::new(false),
             running: AtomicBool::new(false),
             finished <- new_condvar!("Zram::writeback"),
         })
@@ -100,6 +105,11 @@ impl WritebackState {
         while self.running.load(Relaxed) {
             self.finished.wait(config);
         }
+    }
+
+    /// Whether an initialisation now writes pages back compressed.
+    pub(super) fn compressed(&self) -> bool {
+        self.compressed.load(Relaxed)
     }
 
     /// `writeback_batch_size`, as a count.
@@ -251,6 +261,25 @@ impl Zram {
         Ok(())
     }
 
+    /// `compressed_writeback` (7.3).
+    #[cfg(zram_abi_7_3)]
+    pub(crate) fn compressed_writeback(&self) -> bool {
+        let _config = self.init_lock.lock();
+        self.writeback.compressed.load(Relaxed)
+    }
+
+    /// Sets `compressed_writeback` (7.3): `EBUSY` once initialised (kept across `reset`, as
+    /// C's).
+    #[cfg(zram_abi_7_3)]
+    pub(crate) fn set_compressed_writeback(&self, compressed: bool) -> Result {
+        let config = self.init_lock.lock();
+        if config.disksize != 0 {
+            return Err(EBUSY);
+        }
+        self.writeback.compressed.store(compressed, Relaxed);
+        Ok(())
+    }
+
     /// `bd_stat`: blocks of the backing device in use, pages read from it and written to it,
     /// each in 4 KiB units.
     pub(crate) fn bd_stat(&self) -> (u64, u64, u64) {
@@ -269,13 +298,15 @@ impl Zram {
         )
     }
 
-    /// Reads bytes `offset..offset + out.len()` of the page written back to `block`: with a
-    /// `dest` (`out` is then a whole page of a bio being read), by a read of the backing device
-    /// chained to that bio, which completes when both have; else waiting for the device, from
-    /// any context that may sleep (the I/O path included).
+    /// Reads bytes `offset..offset + out.len()` of page `index`, written back to `block`: with
+    /// a `dest` (`out` is then a whole page of a bio being read), by a read of the backing
+    /// device chained to that bio, which completes when both have; else waiting for the
+    /// device, from any context that may sleep (the I/O path included). A page written back
+    /// compressed is read waiting, then decompressed (see [`Self::read_compressed_back`]).
     pub(super) fn read_written_back(
         &self,
         storage: &Storage,
+        index: usize,
         block: usize,
         offset: usize,
         out: &mut [u8],
@@ -283,6 +314,9 @@ impl Zram {
     ) -> Result {
         let backing = storage.backing.as_ref().ok_or(EIO)?;
         self.stats.bd_reads.fetch_add(1, Relaxed);
+        if storage.compressed_writeback {
+            return read_compressed_back(storage, backing, index, block, offset, out);
+        }
         match dest {
             Some(dest) => backing.dev.read_page_chained(block, dest),
             None => bdev::read_page_waiting(&backing.dev, block, offset, out),
@@ -469,7 +503,12 @@ impl Zram {
             return false;
         }
         slot.begin_writeback();
-        if read_locked(&slot, content, index, page.bytes_mut(), &mut stream).is_err() {
+        let read = if storage.compressed_writeback {
+            read_object_locked(&slot, page.bytes_mut(), &mut stream)
+        } else {
+            read_locked(&slot, content, index, page.bytes_mut(), &mut stream)
+        };
+        if read.is_err() {
             give_up(&mut slot);
             return false;
         }
@@ -522,6 +561,78 @@ struct Pending {
     index: usize,
     block: usize,
     charged: bool,
+}
+
+/// Copies the object slot `slot` holds, as it is stored (compressed, or a huge page whole),
+/// into `page`, zeroes after it (C 7.3's `read_from_zspool_raw()`).
+fn read_object_locked(
+    slot: &SlotGuard<'_>,
+    page: &mut [u8],
+    stream: &mut StreamGuard<'_>,
+) -> Result {
+    let (scratch, _) = stream.scratch_and_decompressor();
+    slot.read_object(scratch, |object, _| {
+        page.get_mut(..object.len())
+            .ok_or(EIO)?
+            .copy_from_slice(object);
+        page.get_mut(object.len()..).ok_or(EIO)?.fill(0);
+        Ok(())
+    })
+    .unwrap_or(Err(EIO))
+}
+
+/// Reads bytes `offset..offset + out.len()` of page `index`, written back compressed to
+/// `block`: the block is read waiting for the device, then, if the slot still names it, its
+/// object decompressed with the slot's size (a huge page is whole already), as C 7.3's
+/// `decompress_bdev_page()`. A slot that changed meanwhile is `EIO`, as in C, with `out`
+/// zeroed.
+fn read_compressed_back(
+    storage: &Storage,
+    backing: &Backing,
+    index: usize,
+    block: usize,
+    offset: usize,
+    out: &mut [u8],
+) -> Result {
+    let end = offset
+        .checked_add(out.len())
+        .filter(|&end| end <= PAGE_SIZE)
+        .ok_or(EINVAL)?;
+    let mut page = BouncePage::new()?;
+    bdev::read_page_waiting(&backing.dev, block, 0, page.bytes_mut())?;
+    // The stream first: taking it may sleep, the slot lock may not.
+    let mut stream = storage.streams.get();
+    let object = storage
+        .pages
+        .lock(index)
+        .and_then(|slot| slot.written_back_object())
+        .filter(|&(named, _, _)| named == block);
+    let Some((_, size, huge)) = object else {
+        out.fill(0);
+        return Err(EIO);
+    };
+    let bytes = page.bytes();
+    if huge {
+        out.copy_from_slice(bytes.get(offset..end).ok_or(EIO)?);
+        return Ok(());
+    }
+    let src = bytes.get(..size).ok_or(EIO)?;
+    let (scratch, decompressor) = stream.scratch_and_decompressor();
+    let result = if offset == 0 && end == PAGE_SIZE {
+        decompressor.decompress(src, out)
+    } else {
+        // A part: the whole page into the stream's buffer, then the part.
+        let whole = scratch.get_mut(..PAGE_SIZE).ok_or(EIO)?;
+        let result = decompressor.decompress(src, whole);
+        if result.is_ok() {
+            out.copy_from_slice(whole.get(offset..end).ok_or(EIO)?);
+        }
+        result
+    };
+    if result.is_err() {
+        pr_err!("Decompression failed! page={}\n", index);
+    }
+    result
 }
 
 /// A writeback of a slot that failed: the mark goes, and on 6.12 the idle mark with it (C 6.12
