@@ -26,6 +26,8 @@ seed = defaultdict(dict)
 memory = defaultdict(dict)
 writeback = defaultdict(dict)
 readback = defaultdict(dict)
+writeback_compressed = defaultdict(dict)
+readback_compressed = defaultdict(dict)
 table = {}
 stosq = None
 header = ""
@@ -58,6 +60,10 @@ for line in log:
         _, driver, rep, written, read = line.split()
         writeback[driver][int(rep)] = int(written)
         readback[driver][int(rep)] = int(read)
+    elif line.startswith("WRITEBACK_COMPRESSED "):
+        _, driver, rep, written, read = line.split()
+        writeback_compressed[driver][int(rep)] = int(written)
+        readback_compressed[driver][int(rep)] = int(read)
     elif line.startswith("TABLE "):
         _, driver, size, pages = line.split()
         table[driver] = int(size) / int(pages)
@@ -102,7 +108,9 @@ seed_summary = summarise(seed)
 if seed_summary:
     rows.append({"cell": "seed: dd of 100 MB same-filled", "unit": "MB/s", **seed_summary})
 for name, data in (("writeback: writeback huge of 64 MiB", writeback),
-                   ("writeback: read back from the backing device", readback)):
+                   ("writeback: read back from the backing device", readback),
+                   ("writeback: compressed_writeback, idle, 64 MiB (7.x)", writeback_compressed),
+                   ("writeback: read back compressed, decompressed (7.x)", readback_compressed)):
     summary = summarise(data)
     if summary:
         rows.append({"cell": name, "unit": "pages/s", **summary})

@@ -6,6 +6,7 @@
 #   SEED <driver> <rep> <seconds>      (dd of 100 MB of same-filled data, page cache)
 #   MEMORY <driver> <rep> <mem_used_total>
 #   WRITEBACK <driver> <rep> <pages/s written back> <pages/s read back>
+#   WRITEBACK_COMPRESSED <driver> <rep> <pages/s written back> <pages/s read back>   (7.x)
 #   TABLE <driver> <bytes of the slot table> <pages>   (from /proc/vmallocinfo)
 #   STOSQ <GB/s>
 #   PROFILE <cell> <driver> <percent> <kernel symbol>   (BENCH_PROFILE=1: one perf run per cell)
@@ -152,31 +153,45 @@ done
 	done
 done
 
-# Writeback: 64 MiB of random data (stored huge) on a 1 GiB device backed by the VM's virtio
-# disk, written back with `writeback huge`, then read back with direct I/O: pages per second
-# of each, by the guest's clock.
+# Writeback: 64 MiB on a 1 GiB device backed by the VM's virtio disk, written back, then read
+# back with direct I/O: pages per second of each, by the guest's clock. Two cells: random data
+# (stored huge) and `writeback huge`; and, where the kernel's zram has `compressed_writeback`
+# (7.x), half-compressible data written back compressed after `idle all`.
 wb_size_mb=64
 # Microseconds of the guest's clock (bash's EPOCHREALTIME; busybox's date has no %N).
 now_us() { echo "${EPOCHREALTIME/./}"; }
 # The kernel's page size (busybox has no getconf).
 page=$(awk '/^KernelPageSize:/ { print $2 * 1024; exit }' /proc/self/smaps)
-[ -z "$counting" ] && echo writeback | grep -Eq "$only" && [ -b /dev/vda ] && for rep in $(seq 1 "$reps"); do
-	for driver in $(order "$rep"); do
-		modprobe "$driver" num_devices=1 || exit 1
-		echo /dev/vda >$z/backing_dev
-		echo 1G >$z/disksize
-		fio --name=wb --filename=$dev --rw=write --bs=1M --size=${wb_size_mb}M --direct=1 \
-			--refill_buffers --randseed=$rep >/dev/null 2>&1
-		pages=$((wb_size_mb * 1024 * 1024 / page))
-		start=$(now_us)
-		echo huge >$z/writeback
-		written=$(now_us)
-		dd if=$dev of=/dev/null bs=1M count=$wb_size_mb iflag=direct 2>/dev/null
-		read=$(now_us)
-		echo "WRITEBACK $driver $rep $((pages * 1000000 / (written - start))) $((pages * 1000000 / (read - written)))"
-		teardown $driver
+# wb_cell TAG KIND: KIND is huge or compressed.
+wb_cell() {
+	local tag=$1 kind=$2 rep driver pages start written read data=(--refill_buffers) mode=huge
+	[ "$kind" = huge ] || { data+=(--buffer_compress_percentage=50); mode=idle; }
+	for rep in $(seq 1 "$reps"); do
+		for driver in $(order "$rep"); do
+			modprobe "$driver" num_devices=1 || exit 1
+			if [ "$kind" = compressed ]; then
+				[ -e $z/compressed_writeback ] || { teardown $driver; return; }
+				echo 1 >$z/compressed_writeback
+			fi
+			echo /dev/vda >$z/backing_dev
+			echo 1G >$z/disksize
+			fio --name=wb --filename=$dev --rw=write --bs=1M --size=${wb_size_mb}M --direct=1 \
+				"${data[@]}" --randseed=$rep >/dev/null 2>&1
+			echo all >$z/idle
+			pages=$((wb_size_mb * 1024 * 1024 / page))
+			start=$(now_us)
+			echo $mode >$z/writeback
+			written=$(now_us)
+			dd if=$dev of=/dev/null bs=1M count=$wb_size_mb iflag=direct 2>/dev/null
+			read=$(now_us)
+			echo "$tag $driver $rep $((pages * 1000000 / (written - start))) $((pages * 1000000 / (read - written)))"
+			teardown $driver
+		done
 	done
-done
+}
+[ -z "$counting" ] && echo writeback | grep -Eq "$only" && [ -b /dev/vda ] && wb_cell WRITEBACK huge
+[ -z "$counting" ] && echo writeback_compressed | grep -Eq "$only" && [ -b /dev/vda ] &&
+	wb_cell WRITEBACK_COMPRESSED compressed
 
 # The slot table's size per page: the largest vmalloc area that initialising a 1 GiB device
 # adds (the table; /proc/vmallocinfo counts a guard page in each area).
