@@ -308,10 +308,11 @@ impl SlotGuard<'_> {
     }
 
     /// Frees what the slot held and records it as written back to `block` of the backing
-    /// device, with no access time (as C); returns the old content. C 7.3 keeps the object's
-    /// size and a huge page's `ZRAM_HUGE` on its written-back slot (neither counted in
-    /// `mm_stat`; a compressed writeback decompresses with them); 6.12 clears both.
+    /// device; returns the old content. C 7.3 keeps the access time, the object's size and a
+    /// huge page's `ZRAM_HUGE` on its written-back slot (none counted in `mm_stat`; a
+    /// compressed writeback decompresses with the size); 6.12 clears all three.
     pub(crate) fn store_written_back(&mut self, block: usize) -> SlotContent {
+        let access = self.access_time();
         let old = self.clear();
         let flags = match old {
             SlotContent::Stored { size, huge, .. } if cfg!(zram_abi_7_3) => {
@@ -322,6 +323,9 @@ impl SlotGuard<'_> {
             _ => Layout::WB,
         };
         self.set_words(block, flags);
+        if cfg!(zram_abi_7_3) {
+            self.set_access(access);
+        }
         old
     }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 //! debugfs: directories, removed with what they hold on drop, each keeping its parent until
-//! then; and read-only files of records, whose reads a [`Records`] implementation serves with
-//! the file position counting records rather than bytes (as C zram's `block_state`). Without
+//! then; and read-only files of records ([`RecordsDir`]), whose reads a [`Records`]
+//! implementation serves with the file position counting records rather than bytes (as C
+//! zram's `block_state`), through one static table of file operations owned by the module. Without
 //! debugfs, or when it fails, nothing is created and nothing is reported (as C).
 
 use super::ffi;
@@ -59,34 +60,59 @@ impl Dir {
         };
         Arc::new(dir, GFP_KERNEL).ok()
     }
+}
 
-    /// Creates a read-only (0400) file `name` in `dir` whose reads `data` serves.
+/// A directory holding one read-only file of records, and what its reads call. Dropping it
+/// removes the directory (waiting for running reads, and ending any later ones) before the
+/// reader goes.
+pub(crate) struct RecordsDir {
+    // Dropped first.
+    _dir: Arc<Dir>,
+    _reader: KBox<Reader>,
+}
+
+impl RecordsDir {
+    /// Creates directory `name` in `parent` with a read-only (0400) file `file` whose reads
+    /// `data` serves; `None` without debugfs or when it fails.
     ///
     /// # Safety
     ///
-    /// `data` stays valid until the directory returned is dropped.
-    pub(super) unsafe fn new_with_file<T: Records>(
+    /// `data` stays valid until the value returned is dropped.
+    pub(super) unsafe fn new<T: Records>(
         name: &CStr,
         parent: &Arc<Dir>,
         file: &CStr,
         data: *const T,
-    ) -> Option<Arc<Self>> {
-        let dir = Self::new(name, Some(parent))?;
-        // SAFETY: the names are NUL-terminated, the directory is live, the table is static and
-        // `data` outlives the directory (the caller's promise), whose removal waits for the
-        // file's running reads and ends any further ones.
+    ) -> Option<Self> {
+        let reader = KBox::new(
+            Reader {
+                data: data.cast(),
+                read: read_erased::<T>,
+            },
+            GFP_KERNEL,
+        )
+        .ok()?;
+        let dir = Dir::new(name, Some(parent))?;
+        let private: *const Reader = &*reader;
+        // SAFETY: the names are NUL-terminated, the directory is live, the table is static
+        // and names this module as its owner (an open file keeps the module), and the reader
+        // (boxed) and its data outlive the directory (the caller's promise), whose removal
+        // waits for the file's running reads and ends any further ones.
         let dentry = unsafe {
             ffi::zram_rs_debugfs_create_file(
                 file.as_char_ptr(),
                 0o400,
                 dir.dentry,
-                data.cast_mut().cast(),
-                &RecordsFile::<T>::FOPS,
+                private.cast_mut().cast(),
+                &RECORDS_FOPS.0,
             )
         };
         // Like C, a directory without its file is kept: it is removed all the same.
         let _ = is_err_or_null(dentry);
-        Some(dir)
+        Some(Self {
+            _dir: dir,
+            _reader: reader,
+        })
     }
 }
 
@@ -103,55 +129,79 @@ fn is_err_or_null(dentry: *mut bindings::dentry) -> bool {
     dentry.is_null() || (dentry as usize) >= (-(bindings::MAX_ERRNO as isize)) as usize
 }
 
-/// The file operations of a file of records of `T`.
-struct RecordsFile<T>(core::marker::PhantomData<T>);
+/// What a file's reads call: `read(data, ...)`.
+struct Reader {
+    data: *const c_void,
+    read: unsafe fn(*const c_void, &mut i64, &mut [u8]) -> Result<usize>,
+}
 
-impl<T: Records> RecordsFile<T> {
-    /// `simple_open()` hands the file its creation data; positions move as C's
-    /// `default_llseek()`.
-    const FOPS: bindings::file_operations = bindings::file_operations {
-        open: Some(bindings::simple_open),
-        read: Some(Self::read),
-        llseek: Some(bindings::default_llseek),
-        // SAFETY: all-zero is a valid `file_operations` (no other operation).
-        ..unsafe { core::mem::zeroed() }
-    };
+/// [`Records::read_records`] of the `T` at `data`.
+///
+/// # Safety
+///
+/// `data` points to a valid `T`.
+unsafe fn read_erased<T: Records>(
+    data: *const c_void,
+    pos: &mut i64,
+    out: &mut [u8],
+) -> Result<usize> {
+    // SAFETY: by the function's contract.
+    let data = unsafe { &*data.cast::<T>() };
+    data.read_records(pos, out)
+}
 
-    /// # Safety
-    ///
-    /// Called by the VFS for a file created by [`Dir::new_with_file`] with `T` and opened with
-    /// `simple_open()`: its private data is the `T` given there, still valid; `buf` is a user
-    /// pointer of `count` bytes and `ppos` the position to read from and advance.
-    unsafe extern "C" fn read(
-        file: *mut bindings::file,
-        buf: *mut c_char,
-        count: usize,
-        ppos: *mut bindings::loff_t,
-    ) -> isize {
-        // SAFETY: by the function's contract, the private data is a valid `T`.
-        let data = unsafe { &*(*file).private_data.cast::<T>() };
-        // SAFETY: `ppos` is valid for this call (function's contract).
-        let mut pos = unsafe { *ppos };
-        let result = read_into_user(data, &mut pos, buf.cast(), count);
-        // SAFETY: as above.
-        unsafe { *ppos = pos };
-        match result {
-            Ok(written) => isize::try_from(written).unwrap_or(isize::MAX),
-            Err(error) => error.to_errno() as isize,
-        }
+/// The file operations of every records file: one static table, owned by this module, so that
+/// an open file keeps the module loaded (debugfs calls into the table when the file is closed,
+/// even after the file was removed).
+struct Fops(bindings::file_operations);
+
+// SAFETY: the table is never changed; it only holds function pointers and the module's address.
+unsafe impl Sync for Fops {}
+
+// `&raw const` of an extern static is safe from Rust 1.82 on, and needed `unsafe` before.
+#[allow(unused_unsafe)]
+static RECORDS_FOPS: Fops = Fops(bindings::file_operations {
+    // SAFETY: only the address of the module's own `struct module` is taken.
+    owner: unsafe { core::ptr::addr_of!(ffi::__this_module) }.cast_mut(),
+    open: Some(bindings::simple_open),
+    read: Some(read_records),
+    llseek: Some(bindings::default_llseek),
+    // SAFETY: all-zero is a valid `file_operations` (no other operation).
+    ..unsafe { core::mem::zeroed() }
+});
+
+/// The `read` operation of a records file.
+///
+/// # Safety
+///
+/// Called by the VFS for a file created by [`RecordsDir::new`] and opened with
+/// `simple_open()`: its private data is the [`Reader`] given there, whose data is still valid;
+/// `buf` is a user pointer of `count` bytes and `ppos` the position to read from and advance.
+unsafe extern "C" fn read_records(
+    file: *mut bindings::file,
+    buf: *mut c_char,
+    count: usize,
+    ppos: *mut bindings::loff_t,
+) -> isize {
+    // SAFETY: by the function's contract, the private data is a valid `Reader`.
+    let reader = unsafe { &*(*file).private_data.cast::<Reader>() };
+    // SAFETY: `ppos` is valid for this call (function's contract).
+    let mut pos = unsafe { *ppos };
+    let result = read_into_user(reader, &mut pos, buf.cast(), count);
+    // SAFETY: as above.
+    unsafe { *ppos = pos };
+    match result {
+        Ok(written) => isize::try_from(written).unwrap_or(isize::MAX),
+        Err(error) => error.to_errno() as isize,
     }
 }
 
-/// Reads records of `data` from `*pos` into the user buffer `buf` of `count` bytes.
-fn read_into_user<T: Records>(
-    data: &T,
-    pos: &mut i64,
-    buf: *mut c_void,
-    count: usize,
-) -> Result<usize> {
+/// Reads records through `reader` from `*pos` into the user buffer `buf` of `count` bytes.
+fn read_into_user(reader: &Reader, pos: &mut i64, buf: *mut c_void, count: usize) -> Result<usize> {
     let count = count.min(MAX_READ);
     let mut kbuf = KVVec::from_elem(0u8, count, GFP_KERNEL)?;
-    let written = data.read_records(pos, &mut kbuf)?;
+    // SAFETY: the reader's data is valid while its file can be read (`RecordsDir::new`).
+    let written = unsafe { (reader.read)(reader.data, pos, &mut kbuf) }?;
     let mut writer = UserSlice::new(user_ptr(buf), written).writer();
     writer.write_slice(kbuf.get(..written).ok_or(EINVAL)?)?;
     Ok(written)

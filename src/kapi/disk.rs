@@ -167,7 +167,7 @@ pub(crate) struct GenDisk<T: DiskOps> {
     _driver: Arc<DiskDriver<T>>,
     /// The disk's debugfs directory, whose file reads `data`; removed first on drop, and
     /// never shared.
-    debugfs: Option<Arc<debugfs::Dir>>,
+    debugfs: Option<debugfs::RecordsDir>,
 }
 
 // SAFETY: the gendisk may be used and deleted from any thread; `T` is `Send + Sync`.
@@ -287,7 +287,7 @@ impl<T: DiskOps> GenDisk<T> {
         let data: *const T = &self.data.ops;
         // SAFETY: `data` is pinned in its box, which lives as long as `self`; the directory is
         // kept only in `self.debugfs`, which `Drop` empties before anything else.
-        self.debugfs = unsafe { debugfs::Dir::new_with_file(name, parent, file, data) };
+        self.debugfs = unsafe { debugfs::RecordsDir::new(name, parent, file, data) };
     }
 
     /// A view of the disk.

@@ -247,6 +247,8 @@ extern "C" {
     /// `debugfs_remove()`: removes a dentry and what is below it, waiting for running file
     /// operations; accepts NULL and `ERR_PTR` values.
     pub(crate) fn zram_rs_debugfs_remove(dentry: *mut bindings::dentry);
+    /// This module's `struct module` (`THIS_MODULE`), made by modpost.
+    pub(crate) static __this_module: bindings::module;
     /// `init_completion()` (a static inline).
     pub(crate) fn zram_rs_init_completion(done: *mut bindings::completion);
     /// `cond_resched()` (a macro).

@@ -117,6 +117,11 @@ impl WritebackState {
         usize::try_from(self.batch_size.load(Relaxed)).unwrap_or(usize::MAX)
     }
 
+    /// Whether the budget is enabled.
+    fn limit_enabled(&self) -> bool {
+        self.limit_enabled.load(Relaxed)
+    }
+
     /// Whether the budget is spent (C: `wb_limit_enable && !bd_wb_limit`).
     fn limit_spent(&self) -> bool {
         self.limit_enabled.load(Relaxed) && self.limit.load(Relaxed) == 0
@@ -364,9 +369,13 @@ impl Zram {
             (storage, backing, filter, range)
         };
         let _running = Running(self);
+        // No more writes in flight than slots to write (C 6.12 allocates its one page here).
+        let count = self.writeback.batch_size().min(range.len());
+        let writes = PageWrites::new(&backing.dev, count)?;
         self.write_back(
             &storage,
             &backing,
+            writes,
             range.map(|index| (index, false)),
             filter,
         )
@@ -377,70 +386,85 @@ impl Zram {
     /// progress is waited for. The slots the request selects are marked first and written
     /// back largest first; a spent budget stops with `EIO`, a full device with `ENOSPC`.
     fn writeback_7_3(&self, input: &[u8]) -> Result {
-        let (storage, backing, candidates) = {
-            let mut config = self.init_lock.lock();
-            // First: C takes its device lock for writing before anything else, and the wait
-            // releases `init_lock`, so a `reset` may come meanwhile.
-            self.writeback.wait_idle(&mut config);
-            let storage = self.storage().ok_or(EINVAL)?;
-            let backing = config.backing.clone().ok_or(ENODEV)?;
-            let mut scans = KVec::new();
-            let mut full = false;
-            writeback_args::writeback_7_3(input, storage.pages.pages() as u64, |scan: Scan| {
-                full |= scans.push(scan, GFP_KERNEL).is_err();
-            })?;
-            if full {
-                return Err(ENOMEM);
-            }
-            let candidates = mark_candidates(&storage, &scans)?;
-            self.writeback.running.store(true, Relaxed);
-            (storage, backing, candidates)
-        };
+        let mut config = self.init_lock.lock();
+        // First: C takes its device lock for writing before anything else, and the wait
+        // releases `init_lock`, so a `reset` may come meanwhile.
+        self.writeback.wait_idle(&mut config);
+        let storage = self.storage().ok_or(EINVAL)?;
+        let backing = config.backing.clone().ok_or(ENODEV)?;
+        // The writes' pages before the request is read, as C allocates its requests.
+        let count = self.writeback.batch_size().min(storage.pages.pages());
+        let writes = PageWrites::new(&backing.dev, count)?;
+        let mut scans = KVec::new();
+        let mut full = false;
+        writeback_args::writeback_7_3(input, storage.pages.pages() as u64, |scan: Scan| {
+            full |= scans.push(scan, GFP_KERNEL).is_err();
+        })?;
+        if full {
+            return Err(ENOMEM);
+        }
+        let candidates = mark_candidates(&storage, &scans)?;
+        self.writeback.running.store(true, Relaxed);
+        drop(config);
         let _running = Running(self);
         let ordered = candidates.iter().map(|&index| (index, true));
-        self.write_back(&storage, &backing, ordered, Filter::ANY)
+        self.write_back(&storage, &backing, writes, ordered, Filter::ANY)
     }
 
     /// Writes back the slots `indexes` names that `filter` wants (or, for those `marked`
-    /// already, whose mark survived), up to `writeback_batch_size` pages in flight at once.
+    /// already, whose mark survived), with `writes` (up to `writeback_batch_size`) in flight
+    /// at once.
     ///
-    /// Before each slot, in C's order: a spent budget stops with `EIO`, then (with every
+    /// Before each slot, in C 7.3's order: a spent budget stops with `EIO`, then (with every
     /// write in flight) the oldest write is waited for, then a block is claimed, kept for the
-    /// next slot if this one does not qualify, and a full device stops with `ENOSPC`. The
-    /// budget is charged when a write is submitted and given back if it fails (as C 7.3; C
-    /// 6.12, one page at a time, charges once written, which ends with the same figures). A
-    /// failed write is returned once all have ended; the others go on (as C).
+    /// next slot if this one does not qualify, and a full device stops with `ENOSPC`. A failed
+    /// write is returned once all have ended, unless a later one fails too; the others go on
+    /// (as C). 7.3 charges the budget when a write is submitted and gives it back if it fails
+    /// (C 7.3). C 6.12 writes one page at a time and charges a page once written back; here,
+    /// on 6.12, every write in flight ends before the budget is checked while it is enabled,
+    /// and before a full device or a spent budget ends the writeback, so that the answers and
+    /// the budget are C 6.12's.
     fn write_back(
         &self,
         storage: &Storage,
         backing: &Backing,
+        mut writes: PageWrites<'_, Pending>,
         indexes: impl Iterator<Item = (usize, bool)>,
         filter: Filter,
     ) -> Result {
-        let mut writes = PageWrites::new(&backing.dev, self.writeback.batch_size())?;
+        let one_at_a_time = !cfg!(zram_abi_7_3);
         let mut result = Ok(());
-        let mut note = |done: Result| {
-            if let Err(error) = done {
-                result = Err(error);
-            }
-        };
         page_writes::plugged(|| {
             let mut indexes = indexes;
             // A block claimed and not used yet, kept for the next page.
             let mut block = None;
             for (index, marked) in indexes.by_ref() {
+                if one_at_a_time && self.writeback.limit_enabled() {
+                    self.collect_all(storage, backing, &mut writes, &mut result);
+                }
                 if self.writeback.limit_spent() {
-                    note(Err(EIO));
+                    self.collect_all(storage, backing, &mut writes, &mut result);
+                    result = Err(EIO);
                     unmark(storage, index, marked);
                     break;
                 }
                 if writes.full() {
                     if let Some((pending, written)) = writes.collect() {
-                        note(self.written(storage, backing, pending, written));
+                        keep_error(
+                            &mut result,
+                            self.written(storage, backing, pending, written),
+                        );
                     }
                 }
-                let Some(target) = block.or_else(|| backing.blocks.claim()) else {
-                    note(Err(ENOSPC));
+                let mut target = block.or_else(|| backing.blocks.claim());
+                if target.is_none() && one_at_a_time {
+                    // The blocks of writes in flight whose slots changed come back.
+                    self.collect_all(storage, backing, &mut writes, &mut result);
+                    target = backing.blocks.claim();
+                }
+                let Some(target) = target else {
+                    self.collect_all(storage, backing, &mut writes, &mut result);
+                    result = Err(ENOSPC);
                     unmark(storage, index, marked);
                     break;
                 };
@@ -452,7 +476,7 @@ impl Zram {
                 if !self.read_for_writeback(storage, index, marked, filter, page) {
                     continue;
                 }
-                let charged = self.writeback.spend_page();
+                let charged = !one_at_a_time && self.writeback.spend_page();
                 let pending = Pending {
                     index,
                     block: target,
@@ -460,7 +484,10 @@ impl Zram {
                 };
                 block = None;
                 if let Err((pending, error)) = writes.submit(target, pending) {
-                    note(self.written(storage, backing, pending, Err(error)));
+                    keep_error(
+                        &mut result,
+                        self.written(storage, backing, pending, Err(error)),
+                    );
                 }
                 cpu::cond_resched();
             }
@@ -471,11 +498,22 @@ impl Zram {
             if let Some(unused) = block {
                 backing.release(unused);
             }
-            while let Some((pending, written)) = writes.collect() {
-                note(self.written(storage, backing, pending, written));
-            }
+            self.collect_all(storage, backing, &mut writes, &mut result);
         });
         result
+    }
+
+    /// Waits for every write in flight and ends each, keeping the last error in `result`.
+    fn collect_all(
+        &self,
+        storage: &Storage,
+        backing: &Backing,
+        writes: &mut PageWrites<'_, Pending>,
+        result: &mut Result,
+    ) {
+        while let Some((pending, written)) = writes.collect() {
+            keep_error(result, self.written(storage, backing, pending, written));
+        }
     }
 
     /// Reads slot `index` into `page` for a writeback if it qualifies, and marks it as being
@@ -551,7 +589,18 @@ impl Zram {
         let old = slot.store_written_back(block);
         drop(slot);
         storage.removed(&self.stats, old);
+        if !cfg!(zram_abi_7_3) {
+            // C 6.12 charges a page once it is written back.
+            self.writeback.spend_page();
+        }
         Ok(())
+    }
+}
+
+/// Keeps `done`'s error, if any, as the answer so far.
+fn keep_error(result: &mut Result, done: Result) {
+    if let Err(error) = done {
+        *result = Err(error);
     }
 }
 
