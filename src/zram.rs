@@ -40,7 +40,7 @@ mod block_state;
 mod writeback;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use kernel::prelude::*;
-use kernel::sync::{Arc, Mutex, SpinLock};
+use kernel::sync::{Arc, ArcBorrow, Mutex, SpinLock};
 use kernel::{new_mutex, new_spinlock};
 
 const SECTOR_SHIFT: u32 = 9;
@@ -478,7 +478,7 @@ impl Zram {
         storage: &Storage,
         index: usize,
         out: &mut [u8],
-        dest: Option<PageDest<'_>>,
+        dest: Option<Chain<'_>>,
         now: u32,
     ) -> Result {
         let (slot, content) = match lock_to_read(storage, index, now)? {
@@ -514,7 +514,7 @@ impl Zram {
         storage: &Storage,
         index: usize,
         out: &mut [u8],
-        dest: Option<PageDest<'_>>,
+        dest: Option<Chain<'_>>,
         now: u32,
     ) -> Result {
         // Declared after the stream, the slot guard is dropped (unlocked) before it.
@@ -664,16 +664,17 @@ impl Zram {
     #[inline(always)]
     fn read_piece(
         &self,
-        storage: &Storage,
+        storage: ArcBorrow<'_, Storage>,
         piece: Piece,
         out: &mut [u8],
         dest: PageDest<'_>,
         now: u32,
     ) -> Result {
         if piece.len == PAGE_SIZE {
-            self.read_page(storage, piece.index, out, Some(dest), now)
+            let chain = Chain { dest, storage };
+            self.read_page(&storage, piece.index, out, Some(chain), now)
         } else {
-            self.read_part_of_page(storage, piece.index, piece.offset, out, now)
+            self.read_part_of_page(&storage, piece.index, piece.offset, out, now)
         }
     }
 
@@ -819,7 +820,7 @@ impl DiskOps for Zram {
 
     // The I/O methods are inlined into the disk's `submit_bio` callback: one frame per bio.
     #[inline(always)]
-    fn read(&self, storage: &Storage, bio: &mut Bio<'_>) -> Result {
+    fn read(&self, storage: ArcBorrow<'_, Storage>, bio: &mut Bio<'_>) -> Result {
         let now = access_time();
         bio.for_each_piece_out(|piece, out, dest| self.read_piece(storage, piece, out, dest, now))
             .inspect_err(|_| {
@@ -924,6 +925,13 @@ fn read_plain(slot: &SlotGuard<'_>, plain: Plain, index: usize, out: &mut [u8]) 
         }
     }
     Ok(())
+}
+
+/// Where a whole page being read goes if it comes from the backing device: its page of the
+/// bio, and the storage, kept by work that completes the bio later.
+pub(super) struct Chain<'a> {
+    dest: PageDest<'a>,
+    storage: ArcBorrow<'a, Storage>,
 }
 
 /// A slot found for a read: locked, with its content, or naming the backing device's block

@@ -7,13 +7,13 @@
 # read fails alone, until it is rewritten.
 # Steps: `writeback huge` to vdb (EIO, nothing written back, the budget not spent); then to
 # vdc (written back), each page read whole, the answers and counters (io_stat, bd_stat); the
-# failing pages rewritten and read again; reset. Then, zram_rs only, pieces of pages whose
-# block fails to read.
+# failing pages rewritten and read again; reset. On 7.3, pages written back compressed to
+# vdc, each read whole. Then, zram_rs only, pieces of pages whose block fails to read.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 # Transcript lines of the scenario (each one a case), plus the checks below.
 PAGES=16
-LINES=$((14 + PAGES))
+LINES=$((14 + PAGES + 3 * ABI_7_3))
 plan $((LINES + 6 + UNLOAD_CASES))
 
 pattern=/tmp/wbf.pattern
@@ -85,6 +85,25 @@ scenario() {
 	line "rewritten: mm" "$(mmf)"
 	[ "$m" != zram_rs ] || pieces >/tmp/wbf.pieces
 	echo 1 >$z/reset
+	[ "$ABI_7_3" = 0 ] || compressed_reads
+}
+
+# compressed_reads (7.3): every page written back compressed to vdc, then read whole (read
+# asynchronously, then decompressed in a worker): each page's answer, and the counters.
+compressed_reads() {
+	local z=/sys/block/zram0 answers=() i
+	echo 1 >$z/compressed_writeback
+	echo /dev/vdc >$z/backing_dev
+	echo $((PAGES * PAGE)) >$z/disksize
+	dd if=$pattern of=/dev/zram0 bs="$PAGE" oflag=direct 2>/dev/null
+	line "compressed: idle all, writeback idle" "$(write_attr $z/idle all) $(write_attr $z/writeback idle) $(cat $z/bd_stat)"
+	for i in $(seq 0 $((PAGES - 1))); do
+		answers+=("$(read_page "$i" | sed "s|Input/output error|EIO|")")
+	done
+	line "compressed: pages read" "${answers[*]}"
+	line "compressed: io_stat, bd_stat" "$(cat $z/io_stat) $(cat $z/bd_stat)"
+	echo 1 >$z/reset
+	echo 0 >$z/compressed_writeback
 }
 
 # zram_rs only (C zram has no pieces on 4 KiB pages, where it takes every segment as a whole

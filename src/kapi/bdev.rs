@@ -5,15 +5,17 @@
 //! wait for the device.
 //!
 //! A thread inside a driver's `submit_bio` must not wait for a bio of its own: the block layer
-//! only queues bios submitted there, until `submit_bio` returns. Two reads serve that context:
+//! only queues bios submitted there, until `submit_bio` returns. Three reads serve that context:
 //! [`BackingDev::read_page_chained`] chains a read into a whole page of the request to the
-//! request, which then completes after it (C zram's asynchronous read), and
+//! request, which then completes after it (C zram's asynchronous read),
+//! [`BackingDev::read_page_then`] does the same and then hands the page to a function in a
+//! worker before the request completes (C 7.3's deferred decompression), and
 //! [`read_page_waiting`] has a worker issue the bio and wait for it while the caller waits for
 //! the worker (C zram 6.12's read of a partial page).
 
 use super::bio::PageDest;
 use super::bounce::BouncePage;
-use super::ffi;
+use super::{ffi, mem};
 use core::ptr::NonNull;
 use kernel::alloc::flags::GFP_KERNEL;
 use kernel::bindings;
@@ -21,6 +23,7 @@ use kernel::error::from_err_ptr;
 use kernel::ffi::{c_int, c_void};
 use kernel::prelude::*;
 use kernel::str::CStr;
+use kernel::types::Opaque;
 
 const PAGE_SIZE: usize = bindings::PAGE_SIZE;
 /// 512-byte sectors in a page.
@@ -198,6 +201,123 @@ impl BackingDev {
         unsafe { bindings::submit_bio(bio.as_ptr()) };
         Ok(())
     }
+}
+
+impl BackingDev {
+    /// Reads `block` into the whole memory page of `dest` (as [`Self::read_page_chained`]) and
+    /// then, in a worker (`system_highpri_wq`), calls `then` with the page's bytes; the read
+    /// being handled completes once `then` has returned, failed if the device or `then` did
+    /// (C zram 7.3's read of a page written back compressed, decompressed in a work item).
+    /// Never waits; `ENOMEM` if the work item cannot be allocated.
+    pub(crate) fn read_page_then<F>(&self, block: usize, dest: PageDest<'_>, then: F) -> Result
+    where
+        F: FnOnce(&mut [u8]) -> Result + Send + 'static,
+    {
+        if !dest.whole {
+            return Err(EINVAL);
+        }
+        let parent = dest.parent;
+        // SAFETY: the parent bio is live for the walk that lent `dest`.
+        let opf = unsafe { (*parent.as_ptr()).bi_opf };
+        let deferred = Deferred {
+            work: Opaque::uninit(),
+            parent,
+            page: dest.page,
+            status: 0,
+            then: Some(then),
+        };
+        let deferred = mem::noio(|| KBox::new(deferred, GFP_KERNEL))?;
+        // SAFETY: the work item is fresh and at its final address (boxed); initialised once.
+        unsafe { ffi::zram_rs_init_work(deferred.work.get(), Some(deferred_work::<F>)) };
+        // `dest.page` stays pinned by the parent's owner until the parent completes, which the
+        // count taken below holds back until the work item has run.
+        let bio = self.page_bio(block, dest.page.as_ptr(), opf)?;
+        let deferred = KBox::into_raw(deferred);
+        // SAFETY: a fresh bio, ours until submitted; the box is owned by the bio's end from
+        // here, and then by the work item.
+        unsafe { (*bio.as_ptr()).bi_private = deferred.cast() };
+        // SAFETY: as above.
+        unsafe { (*bio.as_ptr()).bi_end_io = Some(deferred_read_ended::<F>) };
+        // SAFETY: the parent is live and still being submitted: one more end to wait for, which
+        // the work item's `bio_endio()` gives.
+        unsafe { ffi::zram_rs_bio_inc_remaining(parent.as_ptr()) };
+        // SAFETY: a complete bio, submitted once; the block layer owns it from here.
+        unsafe { bindings::submit_bio(bio.as_ptr()) };
+        Ok(())
+    }
+}
+
+/// A read whose page, once read, is handed to `then` in a worker before `parent` completes.
+///
+/// # Invariants
+///
+/// `work` was initialised to run [`deferred_work`] with this `F`; `parent` holds one count
+/// (`bio_inc_remaining()`) for this read, given back once by `bio_endio()`; `page` is a page of
+/// `parent`'s, pinned until `parent` completes.
+struct Deferred<F> {
+    work: Opaque<bindings::work_struct>,
+    parent: NonNull<bindings::bio>,
+    page: NonNull<bindings::page>,
+    /// The read's `bi_status`, stored by its end before the work item is queued.
+    status: bindings::blk_status_t,
+    then: Option<F>,
+}
+
+/// Ends the read of a [`BackingDev::read_page_then`]: keeps its status, puts the bio, and
+/// queues the work item.
+///
+/// # Safety
+///
+/// `bio` was submitted by `read_page_then::<F>`, whose boxed [`Deferred`] is its private field,
+/// owned by this call from here.
+unsafe extern "C" fn deferred_read_ended<F>(bio: *mut bindings::bio) {
+    // SAFETY: by the function's contract, the private field is the live, unshared box.
+    let deferred = unsafe { (*bio).bi_private.cast::<Deferred<F>>() };
+    // SAFETY: as above; the bio is live until the put below.
+    unsafe { (*deferred).status = (*bio).bi_status };
+    // SAFETY: the submitter's reference, the only one; the bio is not used after this.
+    unsafe { bindings::bio_put(bio) };
+    // SAFETY: the work item is initialised (type invariant); queueing hands the box over to
+    // `deferred_work`, and orders the status store before it.
+    unsafe { ffi::zram_rs_queue_highpri((*deferred).work.get()) };
+}
+
+/// The work item of a [`BackingDev::read_page_then`]: runs `then` on the page if the read
+/// succeeded, frees everything, and completes the parent with the outcome.
+///
+/// # Safety
+///
+/// `work` is the work item of a boxed `Deferred<F>` queued by [`deferred_read_ended`], owned
+/// by this call from here.
+unsafe extern "C" fn deferred_work<F>(work: *mut bindings::work_struct)
+where
+    F: FnOnce(&mut [u8]) -> Result + Send + 'static,
+{
+    let offset = core::mem::offset_of!(Deferred<F>, work);
+    // SAFETY: `work` is the `work` field of a `Deferred<F>` (the function's contract).
+    let deferred = unsafe { work.cast::<u8>().sub(offset) }.cast::<Deferred<F>>();
+    // SAFETY: the box made by `read_page_then`, owned by this call.
+    let mut deferred = unsafe { KBox::from_raw(deferred) };
+    let parent = deferred.parent;
+    let mut status = deferred.status;
+    if let Some(then) = deferred.then.take() {
+        if status == ffi::BLK_STS_OK {
+            // SAFETY: the page is pinned until the parent completes, below, and only this
+            // read's data goes there.
+            let result = unsafe { super::bio::with_page_bytes(deferred.page, then) };
+            if result.is_err() {
+                status = ffi::BLK_STS_IOERR;
+            }
+        }
+    }
+    // Everything of this read goes before the parent completes.
+    drop(deferred);
+    if status != ffi::BLK_STS_OK {
+        // SAFETY: the parent is live until its count from `read_page_then` is given back.
+        unsafe { (*parent.as_ptr()).bi_status = status };
+    }
+    // SAFETY: gives back that count, once.
+    unsafe { bindings::bio_endio(parent.as_ptr()) };
 }
 
 /// A read that a worker performs for the thread waiting in [`read_page_waiting`].

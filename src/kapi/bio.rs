@@ -221,6 +221,29 @@ impl Bio<'_> {
     }
 }
 
+/// Calls `f` with the bytes of `page`, mapped for the call, and then flushes the data cache
+/// for the page (written to here, read by its owner).
+///
+/// # Safety
+///
+/// `page` is a live page that nothing else reads or writes during the call.
+pub(super) unsafe fn with_page_bytes<R>(
+    page: NonNull<bindings::page>,
+    f: impl FnOnce(&mut [u8]) -> R,
+) -> R {
+    // SAFETY: `page` is live (the caller's promise).
+    let base = unsafe { bindings::kmap_local_page(page.as_ptr()) }.cast::<u8>();
+    // SAFETY: the mapping covers the whole page, which only this call uses (the caller's
+    // promise), until the mapping is released below.
+    let bytes = unsafe { core::slice::from_raw_parts_mut(base, PAGE_SIZE) };
+    let result = f(bytes);
+    // SAFETY: `base` is this thread's most recent local mapping, released once.
+    unsafe { unmap_local(base) };
+    // SAFETY: `page` is live (above).
+    unsafe { super::mem::flush_dcache_page(page.as_ptr()) };
+    result
+}
+
 /// `kunmap_local()` of a page mapped by `kmap_local_page()`. Without `CONFIG_HIGHMEM` pages are
 /// never mapped temporarily and `kunmap_local()` does nothing (only parisc, which Rust does not
 /// support, flushes there), so the out-of-line helper is not called.

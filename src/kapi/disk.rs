@@ -23,7 +23,7 @@ use kernel::bindings;
 use kernel::ffi::{c_int, c_ulong, c_void};
 use kernel::prelude::*;
 use kernel::str::CStr;
-use kernel::sync::Arc;
+use kernel::sync::{Arc, ArcBorrow};
 
 /// What a driver does for the callbacks of its disks.
 pub(crate) trait DiskOps: Send + Sync + Sized {
@@ -31,7 +31,8 @@ pub(crate) trait DiskOps: Send + Sync + Sized {
     type Io: Send + Sync;
     /// Reads a bio's data from the disk into the bio's buffers. The error, if any, becomes the
     /// bio's status. (Without published I/O state, reads and writes fail with `EIO`.)
-    fn read(&self, io: &Self::Io, bio: &mut Bio<'_>) -> Result;
+    /// `io` may be kept (as an `Arc`) for work that ends the bio later.
+    fn read(&self, io: ArcBorrow<'_, Self::Io>, bio: &mut Bio<'_>) -> Result;
     /// Writes a bio's data to the disk; as [`DiskOps::read`].
     fn write(&self, io: &Self::Io, bio: &Bio<'_>) -> Result;
     /// Discards `len` bytes from byte `start` (also for write-zeroes bios: what is discarded
@@ -77,12 +78,15 @@ impl<T: DiskOps> DiskData<T> {
     ///
     /// The caller runs for a bio or a swap notification of this disk, which holds the disk
     /// open for the whole call; the result is used only during the call.
-    unsafe fn io<'a>(&self) -> Option<&'a T::Io> {
+    unsafe fn io<'a>(&self) -> Option<ArcBorrow<'a, T::Io>> {
         let io = self.io.load(Ordering::Acquire);
-        // SAFETY: a non-null `io` is a live `Arc` that only a `Claim` can take away (type
-        // invariant); a claim needs the disk to have no openers, and the caller's disk is open
-        // until the call ends.
-        unsafe { io.as_ref() }
+        if io.is_null() {
+            return None;
+        }
+        // SAFETY: a non-null `io` is a live `Arc` (from `Arc::into_raw`) that only a `Claim`
+        // can take away (type invariant); a claim needs the disk to have no openers, and the
+        // caller's disk is open until the call ends.
+        Some(unsafe { ArcBorrow::from_raw(io) })
     }
 }
 
@@ -525,12 +529,12 @@ unsafe extern "C" fn submit_bio_callback<T: DiskOps>(bio: *mut bindings::bio) {
             unsafe { accounted(bio, read) }
         }
         Op::Write => {
-            let write = || io.map_or(Err(EIO), |io| data.ops.write(io, &wrapped));
+            let write = || io.map_or(Err(EIO), |io| data.ops.write(&io, &wrapped));
             // SAFETY: as above.
             unsafe { accounted(bio, write) }
         }
         Op::Discard | Op::WriteZeroes => io.map_or(Err(EIO), |io| {
-            data.ops.discard(io, wrapped.start_byte(), wrapped.len());
+            data.ops.discard(&io, wrapped.start_byte(), wrapped.len());
             Ok(())
         }),
         Op::Other => Err(super::eopnotsupp()),
@@ -596,5 +600,5 @@ unsafe extern "C" fn swap_slot_free_notify_callback<T: DiskOps>(
         let data = driver_data::<T>((*bdev).bd_disk);
         (data, data.io())
     };
-    data.ops.swap_slot_free_notify(io, index);
+    data.ops.swap_slot_free_notify(io.as_deref(), index);
 }

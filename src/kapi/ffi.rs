@@ -249,6 +249,19 @@ extern "C" {
     pub(crate) fn zram_rs_debugfs_remove(dentry: *mut bindings::dentry);
     /// This module's `struct module` (`THIS_MODULE`), made by modpost.
     pub(crate) static __this_module: bindings::module;
+    /// `INIT_WORK()` (a macro).
+    pub(crate) fn zram_rs_init_work(
+        work: *mut bindings::work_struct,
+        f: Option<unsafe extern "C" fn(*mut bindings::work_struct)>,
+    );
+    /// `queue_work(system_highpri_wq, work)` (a static inline).
+    pub(crate) fn zram_rs_queue_highpri(work: *mut bindings::work_struct);
+    /// `bio_inc_remaining()` (a static inline).
+    pub(crate) fn zram_rs_bio_inc_remaining(bio: *mut bindings::bio);
+    /// `memalloc_noio_save()` (a static inline).
+    pub(crate) fn zram_rs_noio_save() -> c_uint;
+    /// `memalloc_noio_restore()` (a static inline).
+    pub(crate) fn zram_rs_noio_restore(flags: c_uint);
     /// `init_completion()` (a static inline).
     pub(crate) fn zram_rs_init_completion(done: *mut bindings::completion);
     /// `cond_resched()` (a macro).

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 //! Pages, buffers and allocation flags: whole-page copies with the architecture's
 //! `copy_page()`, the cache flush after the CPU wrote a page user space may map, the GFP masks of
-//! the I/O path, and the zeroed `vmalloc` buffers of the compression streams and libraries.
+//! the I/O path (and a scope in which every allocation is `GFP_NOIO`), and the zeroed `vmalloc`
+//! buffers of the compression streams and libraries.
 
 use super::ffi;
 use core::sync::atomic::AtomicUsize;
@@ -108,4 +109,15 @@ impl<const LEN: usize> WorkMem<LEN> {
     pub(crate) fn as_mut_ptr(&mut self) -> *mut kernel::ffi::c_void {
         self.mem.as_mut_ptr().cast()
     }
+}
+
+/// Runs `f` with every allocation of this thread made as with `GFP_NOIO` (the I/O path, where
+/// an allocation must not start I/O: `memalloc_noio_save()`).
+pub(crate) fn noio<R>(f: impl FnOnce() -> R) -> R {
+    // SAFETY: no precondition; restored below, on this thread.
+    let flags = unsafe { ffi::zram_rs_noio_save() };
+    let result = f();
+    // SAFETY: the value the save above returned, restored once, in order.
+    unsafe { ffi::zram_rs_noio_restore(flags) };
+    result
 }

@@ -14,6 +14,7 @@
 #include <linux/mutex.h>
 #include <linux/part_stat.h>
 #include <linux/preempt.h>
+#include <linux/sched/mm.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
@@ -158,6 +159,40 @@ void zram_rs_debugfs_remove(struct dentry *dentry);
 void zram_rs_debugfs_remove(struct dentry *dentry)
 {
 	debugfs_remove(dentry);
+}
+
+/* INIT_WORK() is a macro (with a lock class key per call site under lockdep). */
+void zram_rs_init_work(struct work_struct *work, work_func_t fn);
+void zram_rs_init_work(struct work_struct *work, work_func_t fn)
+{
+	INIT_WORK(work, fn);
+}
+
+/* queue_work() is a static inline; system_highpri_wq, as C zram's deferred decompression. */
+void zram_rs_queue_highpri(struct work_struct *work);
+void zram_rs_queue_highpri(struct work_struct *work)
+{
+	queue_work(system_highpri_wq, work);
+}
+
+/* bio_inc_remaining() is a static inline. */
+void zram_rs_bio_inc_remaining(struct bio *bio);
+void zram_rs_bio_inc_remaining(struct bio *bio)
+{
+	bio_inc_remaining(bio);
+}
+
+/* memalloc_noio_save() and _restore() are static inlines. */
+unsigned int zram_rs_noio_save(void);
+unsigned int zram_rs_noio_save(void)
+{
+	return memalloc_noio_save();
+}
+
+void zram_rs_noio_restore(unsigned int flags);
+void zram_rs_noio_restore(unsigned int flags)
+{
+	memalloc_noio_restore(flags);
 }
 
 struct page *zram_rs_virt_to_page(void *addr);

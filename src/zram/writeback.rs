@@ -11,10 +11,9 @@
 //! freed or read the page meanwhile (C's `ZRAM_UNDER_WB` / `ZRAM_PP_SLOT`). A failed write
 //! leaves the page in memory.
 
-use super::{read_locked, Config, SlotGuard, Storage, StreamGuard, Zram, PAGE_SIZE};
+use super::{read_locked, Chain, Config, SlotGuard, Storage, StreamGuard, Zram, PAGE_SIZE};
 use crate::blocks::{self, BlockMap};
 use crate::kapi::bdev::{self, BackingDev};
-use crate::kapi::bio::PageDest;
 use crate::kapi::bounce::BouncePage;
 use crate::kapi::page_writes::{self, PageWrites};
 use crate::kapi::{cpu, mem};
@@ -305,9 +304,9 @@ impl Zram {
 
     /// Reads bytes `offset..offset + out.len()` of page `index`, written back to `block`: with
     /// a `dest` (`out` is then a whole page of a bio being read), by a read of the backing
-    /// device chained to that bio, which completes when both have; else waiting for the
-    /// device, from any context that may sleep (the I/O path included). A page written back
-    /// compressed is read waiting, then decompressed (see [`Self::read_compressed_back`]).
+    /// device chained to that bio, which completes when both have (for a page written back
+    /// compressed, once a worker has decompressed it); else waiting for the device, from any
+    /// context that may sleep (the I/O path included).
     pub(super) fn read_written_back(
         &self,
         storage: &Storage,
@@ -315,16 +314,30 @@ impl Zram {
         block: usize,
         offset: usize,
         out: &mut [u8],
-        dest: Option<PageDest<'_>>,
+        dest: Option<Chain<'_>>,
     ) -> Result {
         let backing = storage.backing.as_ref().ok_or(EIO)?;
         self.stats.bd_reads.fetch_add(1, Relaxed);
-        if storage.compressed_writeback {
-            return read_compressed_back(storage, backing, index, block, offset, out);
-        }
-        match dest {
-            Some(dest) => backing.dev.read_page_chained(block, dest),
-            None => bdev::read_page_waiting(&backing.dev, block, offset, out),
+        match (dest, storage.compressed_writeback) {
+            (Some(chain), false) => backing.dev.read_page_chained(block, chain.dest),
+            (None, false) => bdev::read_page_waiting(&backing.dev, block, offset, out),
+            (Some(chain), true) => {
+                let owner: Arc<Storage> = chain.storage.into();
+                let decompress = move |page: &mut [u8]| decompress_back(&owner, index, block, page);
+                backing.dev.read_page_then(block, chain.dest, decompress)
+            }
+            (None, true) => {
+                let end = offset
+                    .checked_add(out.len())
+                    .filter(|&end| end <= PAGE_SIZE)
+                    .ok_or(EINVAL)?;
+                let mut page = BouncePage::new()?;
+                let bytes = page.bytes_mut();
+                bdev::read_page_waiting(&backing.dev, block, 0, bytes)?;
+                let result = decompress_back(storage, index, block, bytes);
+                out.copy_from_slice(bytes.get(offset..end).ok_or(EIO)?);
+                result
+            }
         }
     }
 
@@ -630,25 +643,11 @@ fn read_object_locked(
     .unwrap_or(Err(EIO))
 }
 
-/// Reads bytes `offset..offset + out.len()` of page `index`, written back compressed to
-/// `block`: the block is read waiting for the device, then, if the slot still names it, its
-/// object decompressed with the slot's size (a huge page is whole already), as C 7.3's
-/// `decompress_bdev_page()`. A slot that changed meanwhile is `EIO`, as in C, with `out`
-/// zeroed.
-fn read_compressed_back(
-    storage: &Storage,
-    backing: &Backing,
-    index: usize,
-    block: usize,
-    offset: usize,
-    out: &mut [u8],
-) -> Result {
-    let end = offset
-        .checked_add(out.len())
-        .filter(|&end| end <= PAGE_SIZE)
-        .ok_or(EINVAL)?;
-    let mut page = BouncePage::new()?;
-    bdev::read_page_waiting(&backing.dev, block, 0, page.bytes_mut())?;
+/// Decompresses in place `page`, read from `block` where page `index` was written back
+/// compressed, if the slot still names the block: with the slot's size (a huge page is whole
+/// already), as C 7.3's `decompress_bdev_page()`. A slot that changed meanwhile is `EIO`, with
+/// the page zeroed, as in C.
+fn decompress_back(storage: &Storage, index: usize, block: usize, page: &mut [u8]) -> Result {
     // The stream first: taking it may sleep, the slot lock may not.
     let mut stream = storage.streams.get();
     let object = storage
@@ -657,28 +656,18 @@ fn read_compressed_back(
         .and_then(|slot| slot.written_back_object())
         .filter(|&(named, _, _)| named == block);
     let Some((_, size, huge)) = object else {
-        out.fill(0);
+        page.fill(0);
         return Err(EIO);
     };
-    let bytes = page.bytes();
     if huge {
-        out.copy_from_slice(bytes.get(offset..end).ok_or(EIO)?);
         return Ok(());
     }
-    let src = bytes.get(..size).ok_or(EIO)?;
     let (scratch, decompressor) = stream.scratch_and_decompressor();
-    let result = if offset == 0 && end == PAGE_SIZE {
-        decompressor.decompress(src, out)
+    let whole = scratch.get_mut(..PAGE_SIZE).ok_or(EIO)?;
+    let result = decompressor.decompress(page.get(..size).ok_or(EIO)?, whole);
+    if result.is_ok() {
+        mem::copy_page_bytes(page, whole);
     } else {
-        // A part: the whole page into the stream's buffer, then the part.
-        let whole = scratch.get_mut(..PAGE_SIZE).ok_or(EIO)?;
-        let result = decompressor.decompress(src, whole);
-        if result.is_ok() {
-            out.copy_from_slice(whole.get(offset..end).ok_or(EIO)?);
-        }
-        result
-    };
-    if result.is_err() {
         pr_err!("Decompression failed! page={}\n", index);
     }
     result
