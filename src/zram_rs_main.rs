@@ -36,6 +36,7 @@ mod stats;
 #[allow(unreachable_pub)]
 mod writeback_args;
 
+use kapi::bdev::DeferredQueue;
 use kapi::class::{ControlClass, ControlOps};
 use kapi::debugfs;
 use kapi::disk::{DiskDriver, GenDisk};
@@ -141,10 +142,13 @@ struct ZramRs {
     // Dropped first: no hot_add or hot_remove can run while the devices go away.
     _control: ControlClass,
     _registry: Arc<Registry>,
+    // Dropped last, once no disk can be read: runs the reads' work still queued.
+    _deferred: DeferredQueue,
 }
 
 impl kernel::Module for ZramRs {
     fn init(module: &'static ThisModule) -> Result<Self> {
+        let deferred = DeferredQueue::new()?;
         let driver = DiskDriver::register(module, c_str!("zram")).inspect_err(|_| {
             pr_err!("Unable to get major number\n");
         })?;
@@ -168,6 +172,7 @@ impl kernel::Module for ZramRs {
         Ok(Self {
             _control: control,
             _registry: registry,
+            _deferred: deferred,
         })
     }
 }

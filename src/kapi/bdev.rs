@@ -17,6 +17,7 @@ use super::bio::PageDest;
 use super::bounce::BouncePage;
 use super::{ffi, mem};
 use core::ptr::NonNull;
+use core::sync::atomic::{AtomicBool, Ordering};
 use kernel::alloc::flags::GFP_KERNEL;
 use kernel::bindings;
 use kernel::error::from_err_ptr;
@@ -205,7 +206,7 @@ impl BackingDev {
 
 impl BackingDev {
     /// Reads `block` into the whole memory page of `dest` (as [`Self::read_page_chained`]) and
-    /// then, in a worker (`system_highpri_wq`), calls `then` with the page's bytes; the read
+    /// then, in a worker of the module's [`DeferredQueue`], calls `then` with the page's bytes; the read
     /// being handled completes once `then` has returned, failed if the device or `then` did
     /// (C zram 7.3's read of a page written back compressed, decompressed in a work item).
     /// Never waits; `ENOMEM` if the work item cannot be allocated.
@@ -247,6 +248,44 @@ impl BackingDev {
     }
 }
 
+/// The module's workqueue for [`BackingDev::read_page_then`]: high priority, with a rescuer
+/// (swap-in may wait on it under memory pressure); dropping it runs what is queued and
+/// destroys it. The module creates it before its first disk and drops it after its last.
+///
+/// # Invariants
+///
+/// The shim's workqueue exists while this value does; there is at most one.
+pub(crate) struct DeferredQueue(());
+
+/// Whether a [`DeferredQueue`] exists.
+static DEFERRED_QUEUE: AtomicBool = AtomicBool::new(false);
+
+impl DeferredQueue {
+    /// Creates the workqueue: `ENOMEM`, or `EBUSY` if it exists already.
+    pub(crate) fn new() -> Result<Self> {
+        if DEFERRED_QUEUE.swap(true, Ordering::AcqRel) {
+            return Err(EBUSY);
+        }
+        // SAFETY: no workqueue exists (checked above); creates the shim's one.
+        let ret = unsafe { ffi::zram_rs_wq_create() };
+        if ret != 0 {
+            DEFERRED_QUEUE.store(false, Ordering::Release);
+            return Err(Error::from_errno(ret));
+        }
+        // INVARIANT: created above; the only one.
+        Ok(Self(()))
+    }
+}
+
+impl Drop for DeferredQueue {
+    fn drop(&mut self) {
+        // SAFETY: the workqueue exists (type invariant); destroyed once, here, after running
+        // what is queued (every read's work item, the disks being gone).
+        unsafe { ffi::zram_rs_wq_destroy() };
+        DEFERRED_QUEUE.store(false, Ordering::Release);
+    }
+}
+
 /// A read whose page, once read, is handed to `then` in a worker before `parent` completes.
 ///
 /// # Invariants
@@ -278,8 +317,9 @@ unsafe extern "C" fn deferred_read_ended<F>(bio: *mut bindings::bio) {
     // SAFETY: the submitter's reference, the only one; the bio is not used after this.
     unsafe { bindings::bio_put(bio) };
     // SAFETY: the work item is initialised (type invariant); queueing hands the box over to
-    // `deferred_work`, and orders the status store before it.
-    unsafe { ffi::zram_rs_queue_highpri((*deferred).work.get()) };
+    // `deferred_work`, and orders the status store before it. The workqueue exists while a
+    // disk can be read ([`DeferredQueue`]).
+    unsafe { ffi::zram_rs_wq_queue((*deferred).work.get()) };
 }
 
 /// The work item of a [`BackingDev::read_page_then`]: runs `then` on the page if the read

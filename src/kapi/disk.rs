@@ -544,11 +544,14 @@ unsafe extern "C" fn submit_bio_callback<T: DiskOps>(bio: *mut bindings::bio) {
         Err(e) if e == super::eopnotsupp() => ffi::BLK_STS_NOTSUPP,
         Err(_) => ffi::BLK_STS_IOERR,
     };
-    // SAFETY: the bio is still ours (`wrapped` only borrowed it); `bio_endio` gives it back.
-    unsafe {
-        (*bio).bi_status = status;
-        bindings::bio_endio(bio);
+    // Only an error is stored: a read chained to the bio (`bdev.rs`) may have failed it
+    // already (as C zram, which sets the status only on error).
+    if status != ffi::BLK_STS_OK {
+        // SAFETY: the bio is still ours (`wrapped` only borrowed it).
+        unsafe { (*bio).bi_status = status };
     }
+    // SAFETY: as above; `bio_endio` gives it back.
+    unsafe { bindings::bio_endio(bio) };
 }
 
 /// Runs `f`, the handling of a read or write bio, inside the disk's I/O accounting

@@ -254,8 +254,12 @@ extern "C" {
         work: *mut bindings::work_struct,
         f: Option<unsafe extern "C" fn(*mut bindings::work_struct)>,
     );
-    /// `queue_work(system_highpri_wq, work)` (a static inline).
-    pub(crate) fn zram_rs_queue_highpri(work: *mut bindings::work_struct);
+    /// Creates the module's workqueue; 0 or `-ENOMEM`.
+    pub(crate) fn zram_rs_wq_create() -> c_int;
+    /// Destroys the module's workqueue, after running what is queued.
+    pub(crate) fn zram_rs_wq_destroy();
+    /// `queue_work()` (a static inline) on the module's workqueue.
+    pub(crate) fn zram_rs_wq_queue(work: *mut bindings::work_struct);
     /// `bio_inc_remaining()` (a static inline).
     pub(crate) fn zram_rs_bio_inc_remaining(bio: *mut bindings::bio);
     /// `memalloc_noio_save()` (a static inline).

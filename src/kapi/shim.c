@@ -168,11 +168,33 @@ void zram_rs_init_work(struct work_struct *work, work_func_t fn)
 	INIT_WORK(work, fn);
 }
 
-/* queue_work() is a static inline; system_highpri_wq, as C zram's deferred decompression. */
-void zram_rs_queue_highpri(struct work_struct *work);
-void zram_rs_queue_highpri(struct work_struct *work)
+/*
+ * The module's workqueue for decompressions deferred to the end of a backing-device read:
+ * high priority as C zram's (system_highpri_wq), unbound, with a rescuer (WQ_MEM_RECLAIM) since swap-in
+ * may wait on it under memory pressure, and destroyed, after draining, when the module goes.
+ * alloc_workqueue() is a macro on 7.x; queue_work() is a static inline.
+ */
+static struct workqueue_struct *zram_rs_wq;
+
+int zram_rs_wq_create(void);
+int zram_rs_wq_create(void)
 {
-	queue_work(system_highpri_wq, work);
+	/* Unbound: 7.x wants per-CPU or unbound said, and only 7.x has WQ_PERCPU. */
+	zram_rs_wq = alloc_workqueue("zram_rs", WQ_UNBOUND | WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
+	return zram_rs_wq ? 0 : -ENOMEM;
+}
+
+void zram_rs_wq_destroy(void);
+void zram_rs_wq_destroy(void)
+{
+	destroy_workqueue(zram_rs_wq);
+	zram_rs_wq = NULL;
+}
+
+void zram_rs_wq_queue(struct work_struct *work);
+void zram_rs_wq_queue(struct work_struct *work)
+{
+	queue_work(zram_rs_wq, work);
 }
 
 /* bio_inc_remaining() is a static inline. */

@@ -334,9 +334,9 @@ impl Zram {
                 let mut page = BouncePage::new()?;
                 let bytes = page.bytes_mut();
                 bdev::read_page_waiting(&backing.dev, block, 0, bytes)?;
-                let result = decompress_back(storage, index, block, bytes);
+                decompress_back(storage, index, block, bytes)?;
                 out.copy_from_slice(bytes.get(offset..end).ok_or(EIO)?);
-                result
+                Ok(())
             }
         }
     }
