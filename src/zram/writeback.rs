@@ -456,7 +456,10 @@ impl Zram {
                     self.collect_all(storage, backing, &mut writes, &mut result);
                 }
                 if self.writeback.limit_spent() {
-                    self.collect_all(storage, backing, &mut writes, &mut result);
+                    // (On 7.3 a write failing after this still has the last word, as in C.)
+                    if one_at_a_time {
+                        self.collect_all(storage, backing, &mut writes, &mut result);
+                    }
                     result = Err(EIO);
                     unmark(storage, index, marked);
                     break;
@@ -476,7 +479,6 @@ impl Zram {
                     target = backing.blocks.claim();
                 }
                 let Some(target) = target else {
-                    self.collect_all(storage, backing, &mut writes, &mut result);
                     result = Err(ENOSPC);
                     unmark(storage, index, marked);
                     break;

@@ -91,6 +91,12 @@ record() {
 
 attributes="disksize initstate reset compact mem_limit mem_used_max idle max_comp_streams comp_algorithm io_stat mm_stat debug_stat algorithm_params backing_dev writeback writeback_limit writeback_limit_enable bd_stat"
 writable="disksize reset compact mem_limit mem_used_max idle max_comp_streams comp_algorithm algorithm_params backing_dev writeback writeback_limit writeback_limit_enable"
+# 7.x's writeback attributes (C 6.12 has neither; zram_rs has writeback_batch_size there too,
+# checked against C 7.3's answers in 87-writeback).
+if [ "$(uname -r | cut -d. -f1)" -ge 7 ]; then
+	attributes+=" writeback_batch_size compressed_writeback"
+	writable+=" writeback_batch_size compressed_writeback"
+fi
 long=$(head -c 200 /dev/zero | tr '\0' x)
 values=($'\n' " " "garbage" "-1" "0" "1" "+1" $'1\n' $'1\n\n' "1 " "2" "65535" "65536" \
 	"4096" "4097" "64M" "1K" "0x10" "010" "18446744073709551616" "18446744073709551615" "1E" \
