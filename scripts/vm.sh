@@ -74,17 +74,25 @@ arm64)
 	virtio_blk=virtio-blk-device
 	;;
 esac
+# The disks, each with its guest name as its serial (the guest's init checks that each
+# /dev/vdX got its own). On arm64's virt board the last virtio-mmio device on the command line
+# is found first, so the order is reversed there.
+disks=()
+for d in vda vdb vdc; do
+	case $d in
+	vda) file=$disk ;;
+	*) file=blkdebug:$work/$d.blkdebug:$work/$d.img ;;
+	esac
+	one=(-drive "file=$file,if=none,id=$d,format=raw,cache=unsafe" -device "$virtio_blk,drive=$d,serial=$d")
+	if [ "$ARCH_NAME" = arm64 ]; then disks=("${one[@]}" "${disks[@]}"); else disks+=("${one[@]}"); fi
+done
 echo "vm: booting $ARCH_NAME under QEMU ($ACCEL$([ "$ACCEL" = tcg ] && echo ': software emulation, timings are TCG')${clock:+, clock from instruction counts}, $SMP CPUs, $MEM)"
 start=$(date +%s)
 set +e
 # shellcheck disable=SC2206 # (VM_QEMU_EXTRA is split into words on purpose)
 extra_qemu=(${VM_QEMU_EXTRA:-})
 timeout "$VM_TIMEOUT" "${qemu[@]}" "${clock[@]}" "${extra_qemu[@]}" -m "$MEM" -smp "$SMP" -nographic -no-reboot -net none \
-	-drive "file=$disk,if=none,id=vda,format=raw,cache=unsafe" -device "$virtio_blk,drive=vda" \
-	-drive "file=blkdebug:$work/vdb.blkdebug:$work/vdb.img,if=none,id=vdb,format=raw,cache=unsafe" \
-	-device "$virtio_blk,drive=vdb" \
-	-drive "file=blkdebug:$work/vdc.blkdebug:$work/vdc.img,if=none,id=vdc,format=raw,cache=unsafe" \
-	-device "$virtio_blk,drive=vdc" \
+	"${disks[@]}" \
 	-kernel "$image" -initrd "$initrd" \
 	-append "console=$console panic=-1 loglevel=3 log_buf_len=16M zram_rs.mode=$mode $extra_append" \
 	</dev/null 2>&1 | sed -u 's/\r$//' | tee "$log" | grep --line-buffered -v '^VM-DMESG' | \
