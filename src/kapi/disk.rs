@@ -544,8 +544,8 @@ unsafe extern "C" fn submit_bio_callback<T: DiskOps>(bio: *mut bindings::bio) {
         Err(e) if e == super::eopnotsupp() => ffi::BLK_STS_NOTSUPP,
         Err(_) => ffi::BLK_STS_IOERR,
     };
-    // Only an error is stored: a read chained to the bio (`bdev.rs`) may have failed it
-    // already (as C zram, which sets the status only on error).
+    // Only an error is stored, as C zram does: the status belongs to whoever ends the bio
+    // with an error, reads chained to it (`bdev.rs`) included.
     if status != ffi::BLK_STS_OK {
         // SAFETY: the bio is still ours (`wrapped` only borrowed it).
         unsafe { (*bio).bi_status = status };
