@@ -15,10 +15,7 @@ check "listed in /proc/swaps" grep -q '^/dev/zram0 ' /proc/swaps
 # workload's own allocations reclaim (into swap) and are throttled. memory.max would OOM-kill
 # the workload instead whenever reclaim falls behind a moment (seen on 16 KiB-page kernels under
 # TCG with C zram.ko as well).
-cg=/sys/fs/cgroup/zram_rs_swap
-echo +memory >/sys/fs/cgroup/cgroup.subtree_control
-mkdir -p $cg
-echo 24M >$cg/memory.high
+cg=$(memory_cgroup zram_rs_swap memory.high 24M)
 mkdir -p /mnt/swapdata
 mount -t tmpfs -o size=200M tmpfs /mnt/swapdata
 bash -c "

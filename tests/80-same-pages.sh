@@ -127,10 +127,8 @@ check_eq "reset zeroes same_stat" "       0        0" "$(cat $z/same_stat)"
 echo 256M >$z/disksize
 mkswap /dev/zram0 >/dev/null
 swapon /dev/zram0
-cg=/sys/fs/cgroup/zram_rs_same
-echo +memory >/sys/fs/cgroup/cgroup.subtree_control
-mkdir -p $cg /mnt/same
-echo 16M >$cg/memory.max
+cg=$(memory_cgroup zram_rs_same memory.max 16M)
+mkdir -p /mnt/same
 mount -t tmpfs -o size=200M tmpfs /mnt/same
 # 60 MiB of patterns whatever the page size, two thirds of them non-zero (deadbeef and a).
 reps=$((80 * BLOCK / PAGE))

@@ -188,13 +188,7 @@ compressed() {
 scenario zram >/tmp/wb.c 2>&1
 rmmod zram
 scenario zram_rs >/tmp/wb.rs 2>&1
-check_eq "C zram's transcript has the scenario's $LINES lines" $LINES "$(wc -l </tmp/wb.c)"
-check_eq "zram_rs's transcript has as many lines" "$(wc -l </tmp/wb.c)" "$(wc -l </tmp/wb.rs)"
-for i in $(seq 1 $LINES); do
-	c=$(sed -n "${i}p" /tmp/wb.c)
-	rs=$(sed -n "${i}p" /tmp/wb.rs)
-	check_eq "as C: $c" "$c" "$rs"
-done
+compare_transcripts /tmp/wb.c /tmp/wb.rs $LINES
 check_eq "zram_rs read every page back as written, after each step" 0 \
 	"$(grep -c 'data -> DIFFERENT' /tmp/wb.rs)"
 check "zram_rs wrote pages back (bd_stat counted writes)" \

@@ -125,13 +125,7 @@ pieces() {
 scenario zram >/tmp/wbf.c 2>&1
 rmmod zram
 scenario zram_rs >/tmp/wbf.rs 2>&1
-check_eq "C zram's transcript has the scenario's $LINES lines" $LINES "$(wc -l </tmp/wbf.c)"
-check_eq "zram_rs's transcript has as many lines" "$(wc -l </tmp/wbf.c)" "$(wc -l </tmp/wbf.rs)"
-for i in $(seq 1 $LINES); do
-	c=$(sed -n "${i}p" /tmp/wbf.c)
-	rs=$(sed -n "${i}p" /tmp/wbf.rs)
-	check_eq "as C: $c" "$c" "$rs"
-done
+compare_transcripts /tmp/wbf.c /tmp/wbf.rs $LINES
 check "a failed writeback kept every page (zram_rs)" grep -qx 'failing writes: data -> intact' /tmp/wbf.rs
 check "pages whose block fails read back EIO (zram_rs)" grep -q 'page [0-9]* -> Input/output error' /tmp/wbf.rs
 check "the other pages still read (zram_rs)" grep -q 'page [0-9]* -> ok' /tmp/wbf.rs

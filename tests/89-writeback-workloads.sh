@@ -55,10 +55,7 @@ echo /dev/vda >$z/backing_dev
 echo 256M >$z/disksize
 mkswap $dev >/dev/null
 swapon $dev
-cg=/sys/fs/cgroup/zram_rs_wb
-echo +memory >/sys/fs/cgroup/cgroup.subtree_control
-mkdir -p $cg
-echo 24M >$cg/memory.high
+cg=$(memory_cgroup zram_rs_wb memory.high 24M)
 mkdir -p /mnt/wbswap
 mount -t tmpfs -o size=200M tmpfs /mnt/wbswap
 writeback_loop 600 &

@@ -81,10 +81,8 @@ echo 16M >$z/mem_limit
 echo 256M >$z/disksize
 mkswap $dev >/dev/null
 swapon $dev
-cg=/sys/fs/cgroup/zram_rs_limit
-echo +memory >/sys/fs/cgroup/cgroup.subtree_control
-mkdir -p $cg /mnt/limit
-echo 48M >$cg/memory.max
+cg=$(memory_cgroup zram_rs_limit memory.max 48M)
+mkdir -p /mnt/limit
 mount -t tmpfs -o size=200M tmpfs /mnt/limit
 # When swap writes fail the cgroup runs out of memory and memfill is killed (or, if reclaim keeps
 # retrying instead, stopped after 60 s): expected.

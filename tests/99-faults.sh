@@ -338,12 +338,9 @@ echo 1 >"$z/reset"
 echo 1G >"$z/disksize"
 mkswap $dev >/dev/null
 swapon $dev
-cg=/sys/fs/cgroup/zram_rs_faults
-echo +memory >/sys/fs/cgroup/cgroup.subtree_control
-mkdir -p $cg
 # memory.high, not memory.max: with a fifth of the swap writes failing, reclaim falls behind
 # at times, and memory.max would then OOM-kill memfill; past memory.high it is throttled.
-echo 48M >$cg/memory.high
+cg=$(memory_cgroup zram_rs_faults memory.high 48M)
 failed_writes=$(field 2 "$z/io_stat")
 inject 20
 expect_begin

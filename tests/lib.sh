@@ -189,6 +189,29 @@ field() {
 	awk -v n="$1" '{ print $n }' "$2"
 }
 
+# memory_cgroup NAME LIMIT SIZE: creates cgroup NAME under the cgroup2 root with the memory
+# controller and LIMIT (memory.high or memory.max) set to SIZE; prints its directory.
+memory_cgroup() {
+	local cg=/sys/fs/cgroup/$1
+	echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+	mkdir -p "$cg"
+	echo "$3" >"$cg/$2"
+	echo "$cg"
+}
+
+# compare_transcripts C RS LINES: the scenario's transcripts of C zram and zram_rs, one case
+# for C's length, one for zram_rs's, then one per line (LINES + 2 cases).
+compare_transcripts() {
+	local i c rs
+	check_eq "C zram's transcript has the scenario's $3 lines" "$3" "$(wc -l <"$1")"
+	check_eq "zram_rs's transcript has as many lines" "$(wc -l <"$1")" "$(wc -l <"$2")"
+	for i in $(seq 1 "$3"); do
+		c=$(sed -n "${i}p" "$1")
+		rs=$(sed -n "${i}p" "$2")
+		check_eq "as C: $c" "$c" "$rs"
+	done
+}
+
 # Device N's sysfs directory.
 sysblock() {
 	echo "/sys/block/zram$1"
