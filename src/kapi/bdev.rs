@@ -368,13 +368,13 @@ struct SyncRead<'a> {
     result: Result,
 }
 
-/// The worker's part of [`read_page_waiting`].
+/// The worker's part of [`read_block_waiting`].
 ///
 /// # Safety
 ///
 /// `arg` points to a [`SyncRead`] that nobody else touches until this returns.
 unsafe extern "C" fn sync_read(arg: *mut c_void) {
-    // SAFETY: by the function's contract (`read_page_waiting` waits until this returns).
+    // SAFETY: by the function's contract (`read_block_waiting` waits until this returns).
     let read = unsafe { &mut *arg.cast::<SyncRead<'_>>() };
     read.result = read.dev.read_page(read.block, read.page);
 }
@@ -393,16 +393,22 @@ pub(crate) fn read_page_waiting(
         .filter(|&end| end <= PAGE_SIZE)
         .ok_or(EINVAL)?;
     let mut page = BouncePage::new()?;
+    read_block_waiting(dev, block, &mut page)?;
+    out.copy_from_slice(&page.bytes()[offset..end]);
+    Ok(())
+}
+
+/// Reads the whole of `block` of `dev` into `page`, from any context that may sleep, a
+/// driver's `submit_bio` included, as [`read_page_waiting`].
+pub(crate) fn read_block_waiting(dev: &BackingDev, block: usize, page: &mut BouncePage) -> Result {
     let mut read = SyncRead {
         dev,
         block,
-        page: &mut page,
+        page,
         result: Err(EIO),
     };
     // SAFETY: `read` lives on this stack until the call returns, which is after the worker's
     // `sync_read` has returned; meanwhile only the worker touches it.
     unsafe { ffi::zram_rs_run_in_worker(sync_read, (&raw mut read).cast()) };
-    read.result?;
-    out.copy_from_slice(&page.bytes()[offset..end]);
-    Ok(())
+    read.result
 }

@@ -2,8 +2,8 @@
 //! debugfs: directories, removed with what they hold on drop, each keeping its parent until
 //! then; and read-only files of records ([`RecordsDir`]), whose reads a [`Records`]
 //! implementation serves with the file position counting records rather than bytes (as C
-//! zram's `block_state`), through one static table of file operations owned by the module. Without
-//! debugfs, or when it fails, nothing is created and nothing is reported (as C).
+//! zram's `block_state`), through one static table of file operations owned by the module.
+//! Without debugfs, or when it fails, nothing is created and nothing is reported (as C).
 
 use super::ffi;
 use kernel::alloc::flags::GFP_KERNEL;

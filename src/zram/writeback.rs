@@ -332,8 +332,8 @@ impl Zram {
                     .filter(|&end| end <= PAGE_SIZE)
                     .ok_or(EINVAL)?;
                 let mut page = BouncePage::new()?;
+                bdev::read_block_waiting(&backing.dev, block, &mut page)?;
                 let bytes = page.bytes_mut();
-                bdev::read_page_waiting(&backing.dev, block, 0, bytes)?;
                 decompress_back(storage, index, block, bytes)?;
                 out.copy_from_slice(bytes.get(offset..end).ok_or(EIO)?);
                 Ok(())
