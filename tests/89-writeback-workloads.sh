@@ -26,13 +26,14 @@ writeback_loop() {
 }
 
 # 1. fio: random 4 KiB writes of half-compressible data with crc32c verify headers over the
-# whole disk (each block four times over), verified as it goes (every 1024 writes) and once
-# more at the end, while the loop runs.
+# whole disk (each block four times over, twice on the debug kernel), verified as it goes (every
+# 1024 writes) and once more at the end, while the loop runs.
 echo /dev/vda >$z/backing_dev
 echo 32M >$z/disksize
 writeback_loop 600 &
 loop=$!
-fio --name=wb --filename=$dev --direct=1 --rw=randwrite --bs=4k --size=32M --io_size=128M \
+fio --name=wb --filename=$dev --direct=1 --rw=randwrite --bs=4k --size=32M \
+	--io_size=$((DEBUG_KERNEL ? 64 : 128))M \
 	--buffer_compress_percentage=50 --refill_buffers --verify=crc32c --verify_fatal=1 \
 	--verify_backlog=1024 --do_verify=1 --output=/tmp/wbw-fio.out >/dev/null 2>&1
 rc=$?

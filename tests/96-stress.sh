@@ -3,7 +3,8 @@
 # sequential and random, two jobs at once, beside a job discarding written data; writers and
 # discards racing on the same pages, then content and accounting checked; then swap under real
 # memory pressure: memfill (tools/memfill.c) keeps more than the guest's RAM in anonymous
-# memory, page kinds mixed, and checks every page.
+# memory, page kinds mixed, and checks every page (on the debug kernel, three times a memory
+# cgroup's limit).
 . "$(dirname "$0")/lib.sh"
 plan $((20 + UNLOAD_CASES))
 
@@ -83,9 +84,20 @@ echo 2G >$z/disksize
 mkswap $dev >/dev/null
 swapon $dev
 ram_mib=$(awk '/MemTotal/ { print int($2 / 1024) }' /proc/meminfo)
-size=$((ram_mib + 128))
+if [ "$DEBUG_KERNEL" = 1 ]; then
+	# Under KASAN, filling more than the whole RAM takes most of the run: memfill keeps three
+	# times a memory cgroup's memory.high instead, so that the cgroup's reclaim swaps its
+	# pages out and its faults swap them in, the same driver paths at a third of the volume.
+	size=256 limit=$((256 / 3))M
+	cg=$(memory_cgroup zram_rs_stress memory.high $limit)
+	where="in a cgroup of memory.high $limit"
+	fill() { bash -c "echo \$\$ >$cg/cgroup.procs && exec memfill $size 1"; }
+else
+	size=$((ram_mib + 128)) cg= where="(RAM $ram_mib MiB)"
+	fill() { memfill $size 1; }
+fi
 # What zram holds is sampled while memfill runs: its pages leave swap when it exits.
-memfill $size 1 >/tmp/memfill.out 2>&1 &
+fill >/tmp/memfill.out 2>&1 &
 filler=$!
 max_same=0 max_huge=0
 while kill -0 $filler 2>/dev/null; do
@@ -98,12 +110,13 @@ done
 wait $filler
 rc=$?
 sed 's/^/# /' /tmp/memfill.out
-check "memfill: $size MiB (RAM $ram_mib MiB) of mixed pages, all verified" test $rc = 0
+check "memfill: $size MiB $where of mixed pages, all verified" test $rc = 0
 ktap_print_msg "mm_stat after memfill: $(cat $z/mm_stat); same_stat: $(cat $z/same_stat)"
 check "swap held non-zero same pages while memfill ran (up to $max_same)" test $max_same -gt 0
 check "swap held huge pages while memfill ran (up to $max_huge)" test $max_huge -gt 0
 check "swapoff" swapoff $dev
 check_eq "every slot freed but the header" $PAGE "$(field 1 $z/mm_stat)"
+[ -z "$cg" ] || rmdir "$cg"
 
 rm -f /tmp/fio.out /tmp/memfill.out
 zram_unload
