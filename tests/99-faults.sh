@@ -90,7 +90,7 @@ inject_off() {
 # A buffered write that fails leaves its error on the device's page cache until an fsync
 # reports it, and a file opened afterwards has not seen it: dd's fsync of the next block would
 # fail with it, although that block was written. After a dd that failed, this shell's
-# fdatasync (which does not fail) takes any such error.
+# fdatasync (whose allocations do not fail) takes any such error.
 fifo=/tmp/faults.fifo
 write_block() {
 	local pid stat n
