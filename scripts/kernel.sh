@@ -7,6 +7,11 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/env.sh"
 out=$(kernel_dir)
+# One build of a kernel at a time: a second caller (.ci/run builds ahead in the background)
+# waits for the first and then finds it built.
+mkdir -p "$ZRAM_RS_CACHE/kernel"
+exec 9>"$ZRAM_RS_CACHE/kernel/.$(basename "$out").lock"
+flock 9
 if [ -f "$out/.zram_rs_built" ]; then
 	echo "kernel: cached build $out" >&2
 	echo "$out"
@@ -52,7 +57,7 @@ prefix="$(kernel_name)-"
 for old in "$ZRAM_RS_CACHE/kernel/$prefix"*; do
 	rest=${old##*/$prefix}
 	if [[ $rest =~ ^[0-9a-f]{16}$ ]] && [ "$old" != "$out" ]; then
-		rm -rf "$old" "$ZRAM_RS_CACHE/module/${old##*/}"
+		rm -rf "$old" "$ZRAM_RS_CACHE/module/${old##*/}" "$ZRAM_RS_CACHE/kernel/.${old##*/}.lock"
 	fi
 done
 echo "kernel: built in $(($(date +%s) - start)) s" >&2

@@ -2,25 +2,29 @@
 # Races and faults: hot_add/hot_remove against readers, reset against opens, discard against
 # reads and writes, compact and mem_used_max during I/O, mem_limit exhaustion while swapping.
 # Each loop is bounded; what must hold is no oops, hang or leak (checked by the VM after the
-# script) and no data lost.
+# script) and no data lost. On the debug kernel, where each round is several times slower, the
+# loops run a third as many rounds.
 . "$(dirname "$0")/lib.sh"
 plan $((11 + UNLOAD_CASES))
 
 zram_load
 z=$(sysblock 0)
 dev=/dev/zram0
+# rounds N: N, or a third of it on the debug kernel.
+rounds() { echo $((DEBUG_KERNEL ? ($1 + 2) / 3 : $1)); }
 
 # hot_add/hot_remove while other processes read every device's attributes.
-(for _ in $(seq 1 150); do cat /sys/block/zram*/mm_stat /sys/block/zram*/comp_algorithm >/dev/null 2>&1; done) &
+(for _ in $(seq 1 "$(rounds 150)"); do cat /sys/block/zram*/mm_stat /sys/block/zram*/comp_algorithm >/dev/null 2>&1; done) &
 reader=$!
 ok=true
-for _ in $(seq 1 60); do
+n=$(rounds 60)
+for _ in $(seq 1 $n); do
 	id=$(cat /sys/class/zram-control/hot_add) || ok=false
 	echo 4M >/sys/block/zram$id/disksize || ok=false
 	echo "$id" >/sys/class/zram-control/hot_remove || ok=false
 done
 wait $reader
-check "60 hot_add/disksize/hot_remove rounds beside readers" $ok
+check "$n hot_add/disksize/hot_remove rounds beside readers" $ok
 check_eq "only zram0 is left" zram0 "$(ls /sys/block | grep zram)"
 
 # reset against opens: each either wins or gets EBUSY, nothing else, and both happen. One
@@ -34,10 +38,10 @@ rm -f /tmp/stop-opener
 	done
 ) 2>/dev/null &
 opener=$!
-(for _ in $(seq 1 100); do dd if=$dev of=/dev/null bs=4k count=1 2>/dev/null; done) &
+(for _ in $(seq 1 "$(rounds 100)"); do dd if=$dev of=/dev/null bs=4k count=1 2>/dev/null; done) &
 reader=$!
 ok=0 busy=0 other=0
-for _ in $(seq 1 100); do
+for _ in $(seq 1 "$(rounds 100)"); do
 	r=$(write_attr $z/reset 1)
 	case $r in
 	OK) ok=$((ok + 1)) ;;
@@ -56,11 +60,11 @@ echo 1 >$z/reset
 echo 64M >$z/disksize
 dd if=/dev/urandom of=/tmp/keep bs=1M count=8 2>/dev/null
 dd if=/tmp/keep of=$dev bs=1M seek=32 oflag=direct 2>/dev/null
-(for _ in $(seq 1 60); do blkdiscard -o 0 -l $((16 << 20)) $dev; done) &
+(for _ in $(seq 1 "$(rounds 60)"); do blkdiscard -o 0 -l $((16 << 20)) $dev; done) &
 discarder=$!
-(for _ in $(seq 1 60); do dd if=/dev/urandom of=$dev bs=64k count=16 seek=4 oflag=direct 2>/dev/null; done) &
+(for _ in $(seq 1 "$(rounds 60)"); do dd if=/dev/urandom of=$dev bs=64k count=16 seek=4 oflag=direct 2>/dev/null; done) &
 writer=$!
-for _ in $(seq 1 60); do dd if=$dev of=/dev/null bs=64k count=32 iflag=direct 2>/dev/null; done
+for _ in $(seq 1 "$(rounds 60)"); do dd if=$dev of=/dev/null bs=64k count=32 iflag=direct 2>/dev/null; done
 wait $discarder $writer
 check "data outside the discarded range survives" cmp -s /tmp/keep <(dd if=$dev bs=1M skip=32 count=8 iflag=direct 2>/dev/null)
 

@@ -370,11 +370,11 @@ mkswap $dev >/dev/null
 swapon $dev
 # memory.high, not memory.max: with a fifth of the swap writes failing, reclaim falls behind
 # at times, and memory.max would then OOM-kill memfill; past memory.high it is throttled.
-cg=$(memory_cgroup zram_rs_faults memory.high 48M)
+cg=$(memory_cgroup zram_rs_faults memory.high 32M)
 failed_writes=$(field 2 "$z/io_stat")
 inject 20
 expect_begin
-MEMFILL_MAKE_IT_FAIL=1 bash -c "echo \$\$ >$cg/cgroup.procs && exec memfill 144 1" \
+MEMFILL_MAKE_IT_FAIL=1 bash -c "echo \$\$ >$cg/cgroup.procs && exec memfill 96 1" \
 	>/tmp/memfill.out 2>&1 &
 pid=$!
 wait $pid
@@ -384,7 +384,7 @@ expect_end
 sed 's/^/# /' /tmp/memfill.out
 ktap_print_msg "memfill exit status: $rc"
 ktap_print_msg "io_stat after memfill: $(cat "$z/io_stat"); mm_stat: $(cat "$z/mm_stat")"
-check "memfill under injection: 144 MiB in a 48 MiB cgroup, every page verified" test $rc = 0
+check "memfill under injection: 96 MiB in a 32 MiB cgroup, every page verified" test $rc = 0
 check "swap writes failed under injection" test "$(field 2 "$z/io_stat")" -gt "$failed_writes"
 check "swapoff after injection" swapoff $dev
 check_eq "every slot freed but the swap header" "$PAGE" "$(field 1 "$z/mm_stat")"
