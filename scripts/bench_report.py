@@ -28,6 +28,8 @@ writeback = defaultdict(dict)
 readback = defaultdict(dict)
 writeback_compressed = defaultdict(dict)
 readback_compressed = defaultdict(dict)
+recompress = defaultdict(dict)
+recompressed_size = defaultdict(dict)
 table = {}
 stosq = None
 header = ""
@@ -64,6 +66,10 @@ for line in log:
         _, driver, rep, written, read = line.split()
         writeback_compressed[driver][int(rep)] = int(written)
         readback_compressed[driver][int(rep)] = int(read)
+    elif line.startswith("RECOMPRESS "):
+        _, driver, rep, rate, before, after = line.split()
+        recompress[driver][int(rep)] = int(rate)
+        recompressed_size[driver][int(rep)] = int(after)
     elif line.startswith("TABLE "):
         _, driver, size, pages = line.split()
         table[driver] = int(size) / int(pages)
@@ -110,7 +116,8 @@ if seed_summary:
 for name, data in (("writeback: writeback huge of 64 MiB", writeback),
                    ("writeback: read back from the backing device", readback),
                    ("writeback: compressed_writeback, idle, 64 MiB (7.x)", writeback_compressed),
-                   ("writeback: read back compressed, decompressed (7.x)", readback_compressed)):
+                   ("writeback: read back compressed, decompressed (7.x)", readback_compressed),
+                   ("recompress: type=idle, lzo to zstd, 64 MiB", recompress)):
     summary = summarise(data)
     if summary:
         rows.append({"cell": name, "unit": "pages/s", **summary})
@@ -119,6 +126,10 @@ if "zram" in table and "zram_rs" in table:
     rows.append({"cell": "slot table: bytes per page (vmalloc area)", "unit": "bytes",
                  "c_median": table["zram"], "rs_median": table["zram_rs"],
                  "ratio_median": ratio, "ratio_min": ratio, "ratio_max": ratio, "reps": 1})
+recompressed_summary = summarise(recompressed_size)
+if recompressed_summary:
+    rows.append({"cell": "recompress: compr_data_size after (equal is right)", "unit": "bytes",
+                 **recompressed_summary})
 memory_summary = summarise(memory)
 if memory_summary:
     rows.append({"cell": "memory: mem_used_total, 256 MiB compressible", "unit": "bytes", **memory_summary})

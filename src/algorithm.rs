@@ -115,6 +115,40 @@ pub struct Arg<'a> {
     pub val: Option<&'a [u8]>,
 }
 
+/// The `key=value` tokens of a sysfs write (up to its first NUL), as C zram's attributes with
+/// such arguments read them (`next_arg()` in a loop): each key with its value, or
+/// `ParseError::Invalid` for a key without one (an empty value included), after which the
+/// iteration ends.
+pub fn key_values(input: &[u8]) -> KeyValues<'_> {
+    KeyValues {
+        args: skip_spaces(crate::parse::c_str(input)),
+    }
+}
+
+/// The iterator of [`key_values`].
+pub struct KeyValues<'a> {
+    args: &'a [u8],
+}
+
+impl<'a> Iterator for KeyValues<'a> {
+    type Item = Result<(&'a [u8], &'a [u8]), crate::parse::ParseError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.args.is_empty() {
+            return None;
+        }
+        let (arg, rest) = next_arg(self.args);
+        self.args = rest;
+        Some(match arg.val {
+            Some(val) if !val.is_empty() => Ok((arg.param, val)),
+            _ => {
+                self.args = &[];
+                Err(crate::parse::ParseError::Invalid)
+            }
+        })
+    }
+}
+
 /// `next_arg()`: splits the first token off `args` (which must not start with a space) and
 /// returns it with the rest, leading spaces skipped. Double quotes group spaces, and quotes
 /// around a whole token or a whole value are dropped, exactly as the C function does.
@@ -228,15 +262,9 @@ fn parse_algorithm_params_as(
         dict: None,
         deflate_winbits: NO_LEVEL,
     };
-    let mut args = skip_spaces(crate::parse::c_str(input));
-    while !args.is_empty() {
-        let (arg, rest) = next_arg(args);
-        args = rest;
-        let val = match arg.val {
-            Some(val) if !val.is_empty() => val,
-            _ => return Err(crate::parse::ParseError::Invalid),
-        };
-        match arg.param {
+    for arg in key_values(input) {
+        let (param, val) = arg?;
+        match param {
             b"priority" => {
                 params.priority = crate::parse::kstrtoint(val, 10)?;
                 params.priority_given = true;

@@ -76,6 +76,18 @@ fn comp_algorithm_store(zram: &Zram, _disk: DiskRef<'_, Zram>, input: &[u8]) -> 
     zram.set_algorithm(input)
 }
 
+fn recomp_algorithm_show(zram: &Zram, _disk: DiskRef<'_, Zram>, out: &mut SysfsBuf<'_>) -> Result {
+    write_result(zram.write_recomp_algorithms(out))
+}
+
+fn recomp_algorithm_store(zram: &Zram, _disk: DiskRef<'_, Zram>, input: &[u8]) -> Result {
+    zram.set_recomp_algorithm(input)
+}
+
+fn recompress_store(zram: &Zram, _disk: DiskRef<'_, Zram>, input: &[u8]) -> Result {
+    zram.recompress(input)
+}
+
 fn algorithm_params_store(zram: &Zram, _disk: DiskRef<'_, Zram>, input: &[u8]) -> Result {
     // 7.x knows `deflate.winbits` too.
     let params = if cfg!(zram_abi_7_3) {
@@ -311,6 +323,14 @@ static COMP_ALGORITHM: DeviceAttribute<Zram> = DeviceAttribute::new(
     Some(comp_algorithm_show),
     Some(comp_algorithm_store),
 );
+static RECOMP_ALGORITHM: DeviceAttribute<Zram> = DeviceAttribute::new(
+    c"recomp_algorithm",
+    0o644,
+    Some(recomp_algorithm_show),
+    Some(recomp_algorithm_store),
+);
+static RECOMPRESS: DeviceAttribute<Zram> =
+    DeviceAttribute::new(c"recompress", 0o200, None, Some(recompress_store));
 static ALGORITHM_PARAMS: DeviceAttribute<Zram> = DeviceAttribute::new(
     c"algorithm_params",
     0o200,
@@ -346,7 +366,7 @@ const COMPRESSED_WRITEBACK_ENTRY: Option<AttrPtr<Zram>> = None;
 
 /// C zram's attributes, zram_rs's extensions, then the ones that only 6.12 or 7.3 has. (The order
 /// only decides the order of creation: sysfs lists a directory sorted by its own hash.)
-static LIST: AttributeList<Zram, 22> = AttributeList::new([
+static LIST: AttributeList<Zram, 24> = AttributeList::new([
     Some(AttrPtr::of(&DISKSIZE)),
     Some(AttrPtr::of(&INITSTATE)),
     Some(AttrPtr::of(&RESET)),
@@ -365,6 +385,8 @@ static LIST: AttributeList<Zram, 22> = AttributeList::new([
     Some(AttrPtr::of(&MM_STAT)),
     Some(AttrPtr::of(&DEBUG_STAT)),
     Some(AttrPtr::of(&ALGORITHM_PARAMS)),
+    Some(AttrPtr::of(&RECOMP_ALGORITHM)),
+    Some(AttrPtr::of(&RECOMPRESS)),
     Some(AttrPtr::of(&SAME_STAT)),
     Some(AttrPtr::of(&SAME_DETECTION)),
     MAX_COMP_STREAMS_ENTRY,

@@ -153,6 +153,12 @@ pub fn kstrtou16(input: &[u8], base: u32) -> Result<u16, ParseError> {
     u16::try_from(value).map_err(|_| ParseError::Range)
 }
 
+/// `kstrtouint()`.
+pub fn kstrtouint(input: &[u8], base: u32) -> Result<u32, ParseError> {
+    let value = kstrtoull(input, base)?;
+    u32::try_from(value).map_err(|_| ParseError::Range)
+}
+
 /// `kstrtoll()`: like `kstrtoull()` with an optional leading `-`.
 pub fn kstrtoll(input: &[u8], base: u32) -> Result<i64, ParseError> {
     let s = c_str(input);

@@ -9,11 +9,19 @@
 //!
 //! The value word is a union decided by the flags: 0 for an empty slot, the fill word of a
 //! same-filled page (`SAME`), the block of the backing device holding a written-back page
-//! (`WB`), or a zsmalloc handle (object size non-zero). Pure logic on plain integers, shared
-//! with the host crate; `table.rs` adds the atomics and the lock.
+//! (`WB`), or a zsmalloc handle (object size non-zero), whose two priority bits name the
+//! algorithm that compressed it (0 the primary, 1 to 3 the recompression algorithms). Pure
+//! logic on plain integers, shared with the host crate; `table.rs` adds the atomics and the
+//! lock.
 
 /// The slot's lock bit; never part of the content. Above every flag for pages up to 1 MiB.
 pub const LOCK: u32 = 1 << 30;
+/// zram_rs's mark of a slot being recompressed; not part of the content. Any new content
+/// clears it (it is not among the bits a new content keeps), a read does not.
+pub const RECOMPRESSING: u32 = 1 << 29;
+/// zram_rs's mark that nothing accessed a slot since a recompression marked it; not part of
+/// the content. An access or any new content clears it, `idle` does not look at it.
+pub const UNTOUCHED: u32 = 1 << 28;
 
 /// What one slot holds, decoded from its two words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,7 +41,51 @@ pub enum SlotContent {
         size: usize,
         /// The page is stored uncompressed.
         huge: bool,
+        /// The algorithm that compressed it (the primary one for a huge page).
+        priority: Priority,
     },
+}
+
+/// Algorithms a device may have: the primary one and three for recompression
+/// (`ZRAM_MAX_COMPS`).
+pub const MAX_PRIORITIES: usize = 4;
+
+/// The priority of one of a device's algorithms: 0 for the primary one (`comp_algorithm`),
+/// 1 to 3 for the recompression algorithms (`recomp_algorithm`).
+///
+/// # Invariants
+///
+/// The value is below [`MAX_PRIORITIES`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Priority(u8);
+
+impl Priority {
+    /// The primary algorithm's.
+    pub const PRIMARY: Self = Self(0);
+    /// The first recompression algorithm's (`ZRAM_SECONDARY_COMP`).
+    pub const SECONDARY: Self = Self(1);
+
+    /// Priority `n`, if there is one.
+    pub fn new(n: u64) -> Option<Self> {
+        // INVARIANT: checked here.
+        (n < MAX_PRIORITIES as u64).then_some(Self(n as u8))
+    }
+
+    /// The number.
+    pub fn get(self) -> u8 {
+        self.0
+    }
+
+    /// The number as an index into per-algorithm arrays of [`MAX_PRIORITIES`] entries.
+    pub fn index(self) -> usize {
+        usize::from(self.0)
+    }
+
+    /// Every priority, from the primary one up.
+    pub fn all() -> impl Iterator<Item = Self> {
+        // INVARIANT: the range ends at `MAX_PRIORITIES`.
+        (0..MAX_PRIORITIES as u8).map(Self)
+    }
 }
 
 /// Invalid slot words: a stored object with a size of 0 or above a page, or a zero handle.
@@ -63,11 +115,20 @@ impl<const PAGE_SHIFT: u32, const HUGE_FLAG: u32> Layout<PAGE_SHIFT, HUGE_FLAG> 
     pub const HUGE: u32 = 1 << (Self::FLAG_SHIFT + HUGE_FLAG);
     /// The page was not accessed since `idle` marked it (`ZRAM_IDLE`); not part of the content.
     pub const IDLE: u32 = 1 << (Self::FLAG_SHIFT + HUGE_FLAG + 1);
+    /// No recompression algorithm stores the object in a smaller size class
+    /// (`ZRAM_INCOMPRESSIBLE`): `recompress` skips it, `writeback incompressible` takes it. Not
+    /// part of the content; any new content clears it.
+    pub const INCOMPRESSIBLE: u32 = 1 << (Self::FLAG_SHIFT + HUGE_FLAG + 2);
+    /// The first of the two bits of an object's algorithm priority (`ZRAM_COMP_PRIORITY_BIT1`).
+    pub const PRIORITY_SHIFT: u32 = Self::FLAG_SHIFT + HUGE_FLAG + 3;
+    /// Both priority bits.
+    pub const PRIORITY: u32 = 0b11 << Self::PRIORITY_SHIFT;
 
     /// Evaluated where the layout is used: every flag (C's last ones are the two
-    /// `ZRAM_COMP_PRIORITY` bits, `ZRAM_HUGE + 3` and `+ 4`) lies below the lock bit.
+    /// `ZRAM_COMP_PRIORITY` bits, `ZRAM_HUGE + 3` and `+ 4`) lies below zram_rs's own
+    /// [`UNTOUCHED`], [`RECOMPRESSING`] and [`LOCK`] bits.
     pub const VALID: () =
-        assert!(Self::FLAG_SHIFT + HUGE_FLAG + 4 < 30 && PAGE_SHIFT >= 9 && HUGE_FLAG >= 3);
+        assert!(Self::FLAG_SHIFT + HUGE_FLAG + 4 < 28 && PAGE_SHIFT >= 9 && HUGE_FLAG >= 3);
 
     /// The (value, flags) words for `content`; the lock bit is never set.
     pub fn encode(content: SlotContent) -> Result<(usize, u32), InvalidContent> {
@@ -75,13 +136,16 @@ impl<const PAGE_SHIFT: u32, const HUGE_FLAG: u32> Layout<PAGE_SHIFT, HUGE_FLAG> 
             SlotContent::Empty => Ok((0, 0)),
             SlotContent::Same(word) => Ok((word, Self::SAME)),
             SlotContent::WrittenBack(block) => Ok((block, Self::WB)),
-            SlotContent::Stored { handle, size, huge } => {
+            SlotContent::Stored {
+                handle,
+                size,
+                huge,
+                priority,
+            } => {
                 if handle == 0 || size == 0 || size > Self::PAGE_SIZE {
                     return Err(InvalidContent);
                 }
-                let huge_bit = if huge { Self::HUGE } else { 0 };
-                // No truncation: `size <= PAGE_SIZE <= SIZE_MASK`.
-                Ok((handle, size as u32 | huge_bit))
+                Ok(Self::encode_object(handle, size, huge, priority))
             }
         }
     }
@@ -90,12 +154,21 @@ impl<const PAGE_SHIFT: u32, const HUGE_FLAG: u32> Layout<PAGE_SHIFT, HUGE_FLAG> 
     /// and `size` come from a live pool object, whose handle is never 0 and whose size lies in
     /// `1..=PAGE_SIZE`. (Other values would decode as another content, never as this object.)
     #[inline(always)]
-    pub fn encode_object(handle: usize, size: usize, huge: bool) -> (usize, u32) {
+    pub fn encode_object(
+        handle: usize,
+        size: usize,
+        huge: bool,
+        priority: Priority,
+    ) -> (usize, u32) {
         let huge_bit = if huge { Self::HUGE } else { 0 };
-        (handle, size as u32 | huge_bit)
+        // Below 4 (invariant of `Priority`): within the two bits.
+        let priority_bits = u32::from(priority.get()) << Self::PRIORITY_SHIFT;
+        // No truncation: `size <= PAGE_SIZE <= SIZE_MASK`.
+        (handle, size as u32 | huge_bit | priority_bits)
     }
 
-    /// Decodes the words of a slot, ignoring the lock, idle and in-writeback bits.
+    /// Decodes the words of a slot, ignoring the lock, idle, incompressible and in-writeback
+    /// bits.
     #[inline(always)]
     pub fn decode(value: usize, flags: u32) -> SlotContent {
         let size = (flags & Self::SIZE_MASK) as usize;
@@ -108,10 +181,19 @@ impl<const PAGE_SHIFT: u32, const HUGE_FLAG: u32> Layout<PAGE_SHIFT, HUGE_FLAG> 
                 handle: value,
                 size,
                 huge: flags & Self::HUGE != 0,
+                priority: Self::priority(flags),
             }
         } else {
             SlotContent::Empty
         }
+    }
+
+    /// The priority bits of a flags word: those of a stored object, or on 7.3 those a
+    /// written-back slot keeps.
+    #[inline(always)]
+    pub fn priority(flags: u32) -> Priority {
+        // INVARIANT: two bits, below 4 (`MAX_PRIORITIES`).
+        Priority(((flags & Self::PRIORITY) >> Self::PRIORITY_SHIFT) as u8)
     }
 
     /// The flags word after an `idle` write that finds the slot `idle` (by its access time) or

@@ -16,7 +16,7 @@
 use crate::kapi::lockdep::LockdepMap;
 use crate::kapi::zspool::{ZsHandle, ZsPool};
 use crate::kapi::{c_zram, cpu, mem};
-use crate::slot::{self, SlotContent};
+use crate::slot::{self, Priority, SlotContent};
 use crate::writeback_args::Cutoff;
 use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicU32, Ordering};
@@ -46,6 +46,8 @@ const _: () = assert!(
                 && Layout::IDLE as i64 == 1 << c.idle
                 && Layout::WB as i64 == 1 << c.wb
                 && Layout::IN_WRITEBACK as i64 == 1 << c.pp_mark
+                && Layout::INCOMPRESSIBLE as i64 == 1 << c.incompressible
+                && Layout::PRIORITY_SHIFT as i64 == c.priority_bit1
                 && c.count <= 30
         }
     },
@@ -184,6 +186,42 @@ impl Drop for PageStore {
     }
 }
 
+/// The marks of a post-processing operation on the slots it works on. Any change of a slot's
+/// content takes either away, so the operation finds out whether it may still replace it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mark {
+    /// A writeback (C 6.12's `ZRAM_UNDER_WB`, 7.3's `ZRAM_PP_SLOT`): an access takes it away
+    /// too, as the page is in use.
+    Writeback,
+    /// A recompression: reads leave it (C's reads wait for the recompression of their page).
+    Recompress,
+    /// Set with [`Mark::Recompress`], to learn whether the page was accessed meanwhile: an
+    /// access takes it away too; `idle` leaves it.
+    Untouched,
+}
+
+impl Mark {
+    fn bit(self) -> u32 {
+        match self {
+            Self::Writeback => Layout::IN_WRITEBACK,
+            Self::Recompress => slot::RECOMPRESSING,
+            Self::Untouched => slot::UNTOUCHED,
+        }
+    }
+}
+
+/// What a written-back slot remembers of the object it was (7.3; see
+/// [`SlotGuard::store_written_back`]).
+#[derive(Clone, Copy)]
+pub(crate) struct WrittenBackObject {
+    /// The block of the backing device.
+    pub(crate) block: usize,
+    /// The object's size (the page size for a huge page).
+    pub(crate) size: usize,
+    /// The page was stored uncompressed.
+    pub(crate) huge: bool,
+}
+
 impl SlotGuard<'_> {
     fn words(&self) -> (usize, u32) {
         // SAFETY: the lock is held (type invariant), so nobody else accesses `value`.
@@ -230,25 +268,28 @@ impl SlotGuard<'_> {
         unsafe { *self.slot.access.get() = seconds };
     }
 
-    /// Frees what the slot held and stores the object `handle` (of this store's pool) in it;
-    /// returns the old content. A handle of another pool is given back untouched.
+    /// Frees what the slot held and stores the object `handle` (of this store's pool),
+    /// compressed by the algorithm of `priority`, in it; returns the old content. A handle of
+    /// another pool is given back untouched.
     #[inline(always)]
     pub(crate) fn store_object<'p>(
         &mut self,
         handle: ZsHandle<'p>,
         huge: bool,
+        priority: Priority,
     ) -> core::result::Result<SlotContent, ZsHandle<'p>> {
         if !handle.belongs_to(&self.store.pool) {
             return Err(handle);
         }
         // A live pool object: a non-zero handle of 1..=PAGE_SIZE bytes, which the checked
         // encoding (run where debug assertions are on) accepts with the same words.
-        let (value, flags) = Layout::encode_object(handle.raw(), handle.size(), huge);
+        let (value, flags) = Layout::encode_object(handle.raw(), handle.size(), huge, priority);
         debug_assert!(
             Layout::encode(SlotContent::Stored {
                 handle: handle.raw(),
                 size: handle.size(),
                 huge,
+                priority,
             }) == Ok((value, flags))
         );
         let old = self.clear();
@@ -277,7 +318,7 @@ impl SlotGuard<'_> {
     /// C's `zram_accessed()`), and a writeback of it in flight gives up (the page is in use).
     #[inline(always)]
     pub(crate) fn accessed(&mut self, now: u32) {
-        self.flags &= !(Layout::IDLE | Layout::IN_WRITEBACK);
+        self.flags &= !(Layout::IDLE | Layout::IN_WRITEBACK | slot::UNTOUCHED);
         self.set_access(now);
     }
 
@@ -286,39 +327,47 @@ impl SlotGuard<'_> {
         self.flags & Layout::IDLE != 0
     }
 
+    /// Marks a slot that holds an object idle.
+    pub(crate) fn set_idle(&mut self) {
+        if let SlotContent::Stored { .. } = self.content() {
+            self.flags |= Layout::IDLE;
+        }
+    }
+
     /// Takes the idle mark away.
     pub(crate) fn unmark_idle(&mut self) {
         self.flags &= !Layout::IDLE;
     }
 
-    /// Marks the slot's content as being written back. Any change of the content, and any
-    /// access, takes the mark away; [`Self::writeback_intact`] then says so.
-    pub(crate) fn begin_writeback(&mut self) {
-        self.flags |= Layout::IN_WRITEBACK;
+    /// Sets `mark` on the slot ([`Mark`] says what takes it away).
+    pub(crate) fn set_mark(&mut self, mark: Mark) {
+        self.flags |= mark.bit();
     }
 
-    /// Whether the content is still the one [`Self::begin_writeback`] marked, unaccessed since.
-    pub(crate) fn writeback_intact(&self) -> bool {
-        self.flags & Layout::IN_WRITEBACK != 0
+    /// Whether the slot still has `mark`.
+    pub(crate) fn has_mark(&self, mark: Mark) -> bool {
+        self.flags & mark.bit() != 0
     }
 
-    /// Takes the writeback mark away (a writeback that failed or gave up).
-    pub(crate) fn end_writeback(&mut self) {
-        self.flags &= !Layout::IN_WRITEBACK;
+    /// Takes `mark` away.
+    pub(crate) fn clear_mark(&mut self, mark: Mark) {
+        self.flags &= !mark.bit();
     }
 
     /// Frees what the slot held and records it as written back to `block` of the backing
-    /// device; returns the old content. C 7.3 keeps the access time, the object's size and a
-    /// huge page's `ZRAM_HUGE` on its written-back slot (none counted in `mm_stat`; a
-    /// compressed writeback decompresses with the size); 6.12 clears all three.
+    /// device; returns the old content. C 7.3 keeps the access time, the object's size, a
+    /// huge page's `ZRAM_HUGE`, the algorithm's priority and the incompressible mark on its
+    /// written-back slot (none counted in `mm_stat`; a compressed writeback decompresses with
+    /// the size and the priority's algorithm); 6.12 clears them all.
     pub(crate) fn store_written_back(&mut self, block: usize) -> SlotContent {
         let access = self.access_time();
+        let kept_marks = self.flags & (Layout::INCOMPRESSIBLE | Layout::PRIORITY);
         let old = self.clear();
         let flags = match old {
             SlotContent::Stored { size, huge, .. } if cfg!(zram_abi_7_3) => {
                 let huge = if huge { Layout::HUGE } else { 0 };
                 // `size` came out of the flags word's size field, so it fits there again.
-                Layout::WB | huge | (size as u32 & Layout::SIZE_MASK)
+                Layout::WB | huge | (size as u32 & Layout::SIZE_MASK) | kept_marks
             }
             _ => Layout::WB,
         };
@@ -330,17 +379,35 @@ impl SlotGuard<'_> {
     }
 
     /// For a written-back page: its block, and the size of the object it was stored as and
-    /// whether it was huge (7.3; see [`Self::store_written_back`]).
-    pub(crate) fn written_back_object(&self) -> Option<(usize, usize, bool)> {
+    /// whether it was huge (7.3; see [`Self::store_written_back`]; [`Self::priority`] names
+    /// its algorithm).
+    pub(crate) fn written_back_object(&self) -> Option<WrittenBackObject> {
         let (value, flags) = self.words();
         match Layout::decode(value, flags) {
-            SlotContent::WrittenBack(block) => Some((
+            SlotContent::WrittenBack(block) => Some(WrittenBackObject {
                 block,
-                (flags & Layout::SIZE_MASK) as usize,
-                flags & Layout::HUGE != 0,
-            )),
+                size: (flags & Layout::SIZE_MASK) as usize,
+                huge: flags & Layout::HUGE != 0,
+            }),
             _ => None,
         }
+    }
+
+    /// Whether no recompression algorithm could store the object smaller
+    /// (`ZRAM_INCOMPRESSIBLE`).
+    pub(crate) fn is_incompressible(&self) -> bool {
+        self.flags & Layout::INCOMPRESSIBLE != 0
+    }
+
+    /// Marks the object as one that no recompression algorithm stores smaller.
+    pub(crate) fn mark_incompressible(&mut self) {
+        self.flags |= Layout::INCOMPRESSIBLE;
+    }
+
+    /// The priority of the algorithm of the slot's object, or of the object it was before
+    /// being written back (7.3); 0 for other contents.
+    pub(crate) fn priority(&self) -> Priority {
+        Layout::priority(self.flags)
     }
 
     /// Whether the slot carries C's `ZRAM_HUGE`: a page stored uncompressed, or on 7.3 a
@@ -359,7 +426,9 @@ impl SlotGuard<'_> {
         f: impl FnOnce(&[u8], bool) -> R,
     ) -> Option<R> {
         match self.content() {
-            SlotContent::Stored { handle, size, huge } => {
+            SlotContent::Stored {
+                handle, size, huge, ..
+            } => {
                 let pool = &self.store.pool;
                 // SAFETY: the slot owns this live object of `pool` and cannot be changed or
                 // freed while this guard (borrowed for the whole call) holds the lock.

@@ -21,22 +21,25 @@
 //! A writeback (`writeback.rs`) holds `init_lock` only to start and to end, and `reset` waits
 //! for a running one on a condition variable of `init_lock`.
 
-use crate::algorithm::{self, AlgorithmParams, Named, NO_LEVEL};
-use crate::comp::{self, Algorithm, Params, StreamGuard, StreamPool};
+use crate::algorithm::Named;
+use crate::comp::{self, Algorithm, StreamGuard, StreamPool};
 use crate::fill::fill;
 use crate::kapi::bio::{Bio, PageDest, Piece};
 use crate::kapi::bounce::BouncePage;
 use crate::kapi::disk::{Claim, DiskOps, DiskRef};
 use crate::kapi::zspool::{ZsHandle, ZsPool};
-use crate::kapi::{self, cpu, mem, time};
+use crate::kapi::{cpu, mem, time};
 use crate::same::same_filled;
-use crate::slot::SlotContent;
+use crate::slot::{Priority, SlotContent};
 use crate::stats::{DebugStat, IoStat, MmStat};
 use crate::table::{Layout, PageStore, SlotGuard, PAGE_SIZE};
 use crate::writeback_args::Cutoff;
+use compressors::{Choice, Recompressors};
 use writeback::{Backing, WritebackState};
 
 mod block_state;
+mod compressors;
+mod recompress;
 mod writeback;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use kernel::prelude::*;
@@ -52,12 +55,9 @@ const _: () = assert!(core::mem::size_of::<usize>() == core::mem::size_of::<u64>
 struct Config {
     /// Bytes of the disk; 0 while not initialised.
     disksize: u64,
-    /// The compression algorithm the next initialisation uses (and the current one uses).
-    algorithm: Algorithm,
-    /// Its level, or [`NO_LEVEL`] for the algorithm's default.
-    level: i32,
-    /// deflate's window bits (`deflate.winbits`, 7.x), or [`NO_LEVEL`] for the default.
-    deflate_winbits: i32,
+    /// The compression algorithms and their parameters, by priority, that the next
+    /// initialisation uses (and the current one uses).
+    choice: Choice,
     /// The backing device (`backing_dev`), set before initialisation, closed by `reset`.
     backing: Option<Arc<Backing>>,
 }
@@ -66,9 +66,7 @@ impl Config {
     const fn new() -> Self {
         Self {
             disksize: 0,
-            algorithm: Algorithm::DEFAULT,
-            level: NO_LEVEL,
-            deflate_winbits: NO_LEVEL,
+            choice: Choice::new(),
             backing: None,
         }
     }
@@ -78,9 +76,12 @@ impl Config {
 #[pin_data]
 pub(crate) struct Storage {
     pages: PageStore,
+    /// The primary algorithm's streams, and the algorithm.
     #[pin]
     streams: StreamPool,
     algorithm: Algorithm,
+    /// The recompression algorithms and their streams.
+    recompressors: Recompressors,
     /// Compressed sizes at or above this are stored uncompressed (zsmalloc's huge class).
     huge_class_size: usize,
     /// The backing device the device was initialised with.
@@ -90,6 +91,16 @@ pub(crate) struct Storage {
 }
 
 impl Storage {
+    /// The algorithm and streams of `priority`, if the device has it.
+    #[inline(always)]
+    fn comp(&self, priority: Priority) -> Option<(Algorithm, &StreamPool)> {
+        if priority == Priority::PRIMARY {
+            Some((self.algorithm, &self.streams))
+        } else {
+            self.recompressors.get(priority)
+        }
+    }
+
     /// Accounts for `old`, taken out of its slot, going away, and gives its backing block
     /// back. After the slot's unlock: the block is reused only once no slot names it.
     fn removed(&self, stats: &Stats, old: SlotContent) {
@@ -265,33 +276,34 @@ impl Zram {
         let pool = ZsPool::new(format_args!("zram{}", self.id))?;
         let huge_class_size = pool.huge_class_size();
         let pages = PageStore::new(pages, pool)?;
-        let algorithm = config.algorithm;
-        let streams = StreamPool::new(
-            algorithm,
-            Params {
-                level: config.level,
-                deflate_winbits: config.deflate_winbits,
-            },
-            cpu::num_online_cpus() as usize,
-        )
-        .inspect_err(|_| {
-            pr_err!(
-                "Cannot initialise {} compressing backend\n",
-                algorithm.name()
-            );
-            // As C's `zram_destroy_comps`: a backend that fails to start takes the selection
-            // with it; the next initialisation starts from the default algorithm and parameters.
-            // The backing device stays.
-            let backing = config.backing.take();
-            *config = Config::new();
-            config.backing = backing;
-        })?;
+        let choice = config.choice.clone();
+        let algorithm = choice.primary();
+        let count = cpu::num_online_cpus() as usize;
+        // Each algorithm's streams, in priority order (as C's `comps`).
+        let streams = StreamPool::new(algorithm, choice.params(Priority::PRIMARY), count)
+            .map_err(|error| (algorithm, error))
+            .and_then(|streams| Ok((streams, Recompressors::new(&choice, count)?)));
+        let (streams, recompressors) = match streams {
+            Ok(both) => both,
+            Err((failed, error)) => {
+                pr_err!("Cannot initialise {} compressing backend\n", failed.name());
+                // As C's `zram_destroy_comps`: a backend that fails to start takes the
+                // selections with it; the next initialisation starts from the default
+                // algorithm, no recompression algorithm and no parameters. The backing device
+                // stays.
+                let backing = config.backing.take();
+                *config = Config::new();
+                config.backing = backing;
+                return Err(error);
+            }
+        };
         let backing = config.backing.clone();
         let storage = Arc::pin_init(
             pin_init!(Storage {
                 pages,
                 streams <- streams,
                 algorithm,
+                recompressors,
                 huge_class_size,
                 backing,
                 compressed_writeback: self.writeback.compressed(),
@@ -336,99 +348,6 @@ impl Zram {
         self.stats.reset();
     }
 
-    /// The `comp_algorithm` line.
-    pub(crate) fn write_algorithms(&self, out: &mut impl core::fmt::Write) -> core::fmt::Result {
-        let selected = self.init_lock.lock().algorithm;
-        algorithm::write_list(out, selected, comp::available)
-    }
-
-    /// Selects the compression algorithm for the next initialisation (7.x: and forgets the
-    /// parameters set for the previous one).
-    pub(crate) fn set_algorithm(&self, input: &[u8]) -> Result {
-        // 7.x compares the name as written.
-        let chosen = if cfg!(zram_abi_7_3) {
-            algorithm::parse_name_7_3(input, comp::available)
-        } else {
-            algorithm::parse_name(input, comp::available)
-        }
-        .map_err(|error| match error {
-            algorithm::NameError::TooLong => E2BIG,
-            algorithm::NameError::Unknown => {
-                let name = crate::parse::c_str(input);
-                let name = name.strip_suffix(b"\n").unwrap_or(name);
-                pr_info!(
-                    "unknown compression algorithm '{}'; available: {}\n",
-                    kernel::str::BStr::from_bytes(name),
-                    format_args!("{AvailableList}")
-                );
-                EINVAL
-            }
-        })?;
-        let mut config = self.init_lock.lock();
-        if config.disksize != 0 {
-            pr_info!("Can't change algorithm for initialized device\n");
-            return Err(EBUSY);
-        }
-        config.algorithm = chosen;
-        if cfg!(zram_abi_7_3) {
-            config.level = NO_LEVEL;
-            config.deflate_winbits = NO_LEVEL;
-        }
-        Ok(())
-    }
-
-    /// Applies an `algorithm_params` write. Only the primary compressor (priority 0) exists.
-    pub(crate) fn set_algorithm_params(&self, params: AlgorithmParams<'_>) -> Result {
-        if cfg!(zram_abi_7_3) {
-            return self.set_algorithm_params_7_3(params);
-        }
-        let mut config = self.init_lock.lock();
-        let priority = match params.algo {
-            Some(name) if name != config.algorithm.name().as_bytes() => -1,
-            Some(_) => 0,
-            None => params.priority,
-        };
-        if priority != 0 {
-            return Err(EINVAL);
-        }
-        // C resets the priority's parameters before loading the dictionary.
-        config.level = NO_LEVEL;
-        if params.dict.is_some() {
-            return Err(kapi::eopnotsupp());
-        }
-        config.level = params.level;
-        Ok(())
-    }
-
-    /// `algorithm_params` as C zram 7.x: refused once initialised; a `priority` is checked when
-    /// given, and an `algo` must name the algorithm at that priority (or, without one, some
-    /// priority's); the priority's parameters are then replaced as a whole. (A dictionary is
-    /// refused after that, as C's failed load leaves the parameters reset too.)
-    fn set_algorithm_params_7_3(&self, params: AlgorithmParams<'_>) -> Result {
-        let mut config = self.init_lock.lock();
-        if config.disksize != 0 {
-            return Err(EBUSY);
-        }
-        // Only the primary compressor (priority 0) exists.
-        if params.priority_given && params.priority != 0 {
-            return Err(EINVAL);
-        }
-        if params
-            .algo
-            .is_some_and(|name| name != config.algorithm.name().as_bytes())
-        {
-            return Err(EINVAL);
-        }
-        config.level = NO_LEVEL;
-        config.deflate_winbits = NO_LEVEL;
-        if params.dict.is_some() {
-            return Err(kapi::eopnotsupp());
-        }
-        config.level = params.level;
-        config.deflate_winbits = params.deflate_winbits;
-        Ok(())
-    }
-
     /// Sets `mem_limit` in bytes (rounded up to pages; 0 for none).
     pub(crate) fn set_mem_limit(&self, bytes: u64) {
         let _config = self.init_lock.lock();
@@ -449,8 +368,13 @@ impl Zram {
 
     /// `idle`: marks every slot holding an object that `cutoff` finds idle, and unmarks the
     /// others; `EINVAL` when not initialised. Under `init_lock`, as C: a `reset` waits for it.
+    /// On 7.3 a post-processing in progress is waited for first (C 7.3 runs them under its
+    /// device lock, which `idle` takes too).
     pub(crate) fn mark_idle(&self, cutoff: Cutoff) -> Result {
-        let _config = self.init_lock.lock();
+        let mut config = self.init_lock.lock();
+        if cfg!(zram_abi_7_3) {
+            self.writeback.wait_idle(&mut config);
+        }
         let storage = self.storage().ok_or(EINVAL)?;
         for index in 0..storage.pages.pages() {
             if let Some(mut slot) = storage.pages.lock(index) {
@@ -490,11 +414,14 @@ impl Zram {
         if let Some(plain) = Plain::of(content) {
             return read_plain(&slot, plain, index, out);
         }
-        if let Some(stateless) = comp::Stateless::new(storage.algorithm) {
+        // The algorithm that compressed the object: the primary one, or a recompression one.
+        let priority = slot.priority();
+        let (_, streams) = storage.comp(priority).ok_or(EIO)?;
+        if let Some(stateless) = streams.stateless() {
             return read_compressed(&slot, index, out, Decompression::Stateless(stateless));
         }
         // A free stream is taken without waiting, under the slot lock.
-        if let Some(mut stream) = storage.streams.try_get() {
+        if let Some(mut stream) = streams.try_get() {
             let result = read_compressed(&slot, index, out, Decompression::Stream(&mut stream));
             // Unlock before the stream goes back: returning it may wake a waiting borrower,
             // which takes a mutex.
@@ -503,11 +430,13 @@ impl Zram {
             return result;
         }
         drop(slot);
-        self.read_page_after_wait(storage, index, out, dest, now)
+        self.read_page_after_wait(storage, index, out, dest, now, priority)
     }
 
-    /// [`Self::read_page`] when every stream is busy: waits for one, which may sleep and so
-    /// happens without the slot lock, then reads the page as it is by then.
+    /// [`Self::read_page`] when every stream of the algorithm of `priority` is busy: waits for
+    /// one, which may sleep and so happens without the slot lock, then reads the page as it is
+    /// by then (again with another algorithm's stream if it was recompressed or rewritten
+    /// meanwhile).
     #[inline(never)]
     fn read_page_after_wait(
         &self,
@@ -516,15 +445,25 @@ impl Zram {
         out: &mut [u8],
         dest: Option<Chain<'_>>,
         now: u32,
+        mut priority: Priority,
     ) -> Result {
-        // Declared after the stream, the slot guard is dropped (unlocked) before it.
-        let mut stream = storage.streams.get();
-        match lock_to_read(storage, index, now)? {
-            Found::Locked(slot, content) => read_locked(&slot, content, index, out, &mut stream),
-            Found::WrittenBack(block) => {
-                // The stream goes back before the device is read.
-                drop(stream);
-                self.read_written_back(storage, index, block, 0, out, dest)
+        loop {
+            // Declared after the stream, the slot guard is dropped (unlocked) before it.
+            let mut stream = storage.comp(priority).ok_or(EIO)?.1.get();
+            match lock_to_read(storage, index, now)? {
+                Found::Locked(slot, content) => {
+                    let now_priority = slot.priority();
+                    if Plain::of(content).is_none() && now_priority != priority {
+                        priority = now_priority;
+                        continue;
+                    }
+                    return read_locked(&slot, content, index, out, &mut stream);
+                }
+                Found::WrittenBack(block) => {
+                    // The stream goes back before the device is read.
+                    drop(stream);
+                    return self.read_written_back(storage, index, block, 0, out, dest);
+                }
             }
         }
     }
@@ -554,7 +493,9 @@ impl Zram {
         let mut slot = storage.pages.lock(index).ok_or(EIO)?;
         // Fails only for a handle of another pool, which `compress_into_object` never makes;
         // the handle is then freed on return.
-        let old = slot.store_object(handle, huge).map_err(|_| EIO)?;
+        let old = slot
+            .store_object(handle, huge, Priority::PRIMARY)
+            .map_err(|_| EIO)?;
         self.stats.stored_object(size, huge);
         slot.accessed(now);
         drop(slot);
@@ -952,6 +893,30 @@ fn lock_to_read(storage: &Storage, index: usize, now: u32) -> Result<Found<'_>> 
     })
 }
 
+/// Locks slot `index` with a stream of the algorithm that compressed its object (the primary
+/// algorithm's for any other content; on 7.3 a written-back slot keeps its object's): the
+/// stream is taken first, as taking one may sleep and the slot lock may not, and taken again if
+/// the slot's algorithm changed meanwhile. Runs `f` under the lock, and returns the stream, for
+/// use after the unlock, with its result; `None` if the slot cannot be locked.
+fn lock_with_stream<'s, R>(
+    storage: &'s Storage,
+    index: usize,
+    f: impl FnOnce(&mut SlotGuard<'_>, &mut StreamGuard<'s>) -> R,
+) -> Option<(StreamGuard<'s>, R)> {
+    let mut priority = storage.pages.lock(index)?.priority();
+    loop {
+        let mut stream = storage.comp(priority)?.1.get();
+        let mut slot = storage.pages.lock(index)?;
+        if slot.priority() == priority {
+            let result = f(&mut slot, &mut stream);
+            drop(slot);
+            return Some((stream, result));
+        }
+        priority = slot.priority();
+        drop(slot);
+    }
+}
+
 /// Reads page `index`, whose locked slot holds `content` in memory (not written back), into
 /// `out` (`PAGE_SIZE` bytes), decompressing with `stream` where needed.
 fn read_locked(
@@ -1010,25 +975,4 @@ fn compress_page<'s>(
     } else {
         (compressed, false)
     })
-}
-
-/// Formats the names of the available algorithms, for messages.
-struct AvailableList;
-
-impl core::fmt::Display for AvailableList {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        let mut first = true;
-        for algorithm in Algorithm::ALL
-            .iter()
-            .copied()
-            .filter(|&a| comp::available(a))
-        {
-            if !first {
-                f.write_str(" ")?;
-            }
-            f.write_str(algorithm.name())?;
-            first = false;
-        }
-        Ok(())
-    }
 }

@@ -28,6 +28,8 @@ mod fill;
 #[allow(unreachable_pub)]
 mod parse;
 #[allow(unreachable_pub)]
+mod recompress_args;
+#[allow(unreachable_pub)]
 mod same;
 #[allow(unreachable_pub)]
 mod slot;

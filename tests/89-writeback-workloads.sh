@@ -1,36 +1,62 @@
 #!/bin/bash
-# Writeback under real workloads, every byte verified: fio writing and verifying the whole disk
-# while a loop marks pages idle and writes them back (idle, huge, page_index); swap pushed past
-# a memory cgroup's limit while pages are written back every second; ext4 whose blocks are
-# written back between writes, checked by e2fsck. The backing device is the VM's virtio disk.
+# Post-processing (writeback and recompression) under real workloads, every byte verified: fio
+# writing and verifying the whole disk while a loop marks pages idle and, in turn, writes them
+# back (idle, huge), recompresses them with zstd (type=idle, type=huge) and writes one back by
+# page_index; swap pushed past a memory cgroup's limit while the same loop runs; ext4 whose
+# blocks are written back between writes, checked by e2fsck. The backing device is the VM's
+# virtio disk.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
-plan $((12 + UNLOAD_CASES))
+plan $((16 + UNLOAD_CASES))
 
 zram_load
 z=$(sysblock 0)
 dev=/dev/zram0
 
-# writeback_loop SECONDS: marks pages idle and writes them back, in every mode, until killed
-# or SECONDS have passed.
-writeback_loop() {
-	local end=$((SECONDS + $1)) pages
+# post_processing_loop SECONDS: marks pages idle and, in turn, writes them back (idle, huge),
+# recompresses them (idle, huge) and writes one back by index, until killed or SECONDS have
+# passed. Each recompress write's answer goes to /tmp/wbw.recompress.
+post_processing_loop() {
+	local end=$((SECONDS + $1)) pages round=0
 	pages=$(($(cat $z/disksize) / PAGE))
 	while [ $SECONDS -lt $end ]; do
+		round=$((round + 1))
 		echo all >$z/idle 2>/dev/null
-		echo idle >$z/writeback 2>/dev/null
-		echo huge >$z/writeback 2>/dev/null
-		echo "page_index=$((RANDOM % pages))" >$z/writeback 2>/dev/null
+		case $((round % 3)) in
+		0)
+			echo idle >$z/writeback 2>/dev/null
+			echo huge >$z/writeback 2>/dev/null
+			;;
+		1) write_attr $z/recompress type=idle >>/tmp/wbw.recompress ;;
+		2)
+			write_attr $z/recompress type=huge >>/tmp/wbw.recompress
+			echo "page_index=$((RANDOM % pages))" >$z/writeback 2>/dev/null
+			;;
+		esac
 		sleep 0.1
 	done
 }
+
+# recompressions_ran WHAT: two cases: the loop's recompress writes all answered OK, and there
+# were some.
+recompressions_ran() {
+	local answers
+	answers=$(sort /tmp/wbw.recompress | uniq -c | sed 's/^ *//' | tr '\n' ,)
+	check_eq "every recompression during $1 answered OK ($answers)" OK \
+		"$(sort -u /tmp/wbw.recompress | tr '\n' ' ' | sed 's/ $//')"
+	check "recompressions ran during $1 ($(wc -l </tmp/wbw.recompress))" \
+		test "$(wc -l </tmp/wbw.recompress)" -gt 2
+	: >/tmp/wbw.recompress
+}
+: >/tmp/wbw.recompress
 
 # 1. fio: random 4 KiB writes of half-compressible data with crc32c verify headers over the
 # whole disk (each block four times over, twice on the debug kernel), verified as it goes (every
 # 1024 writes) and once more at the end, while the loop runs.
 echo /dev/vda >$z/backing_dev
+echo algo=zstd >$z/recomp_algorithm
 echo 32M >$z/disksize
-writeback_loop 600 &
+post_processing_loop 600 &
 loop=$!
 fio --name=wb --filename=$dev --direct=1 --rw=randwrite --bs=4k --size=32M \
 	--io_size=$((DEBUG_KERNEL ? 64 : 128))M \
@@ -43,23 +69,25 @@ rc2=$?
 kill $loop 2>/dev/null
 wait $loop 2>/dev/null
 read -r -a bd <$z/bd_stat
-ktap_print_msg "fio with writeback: bd_stat ${bd[*]}; mm_stat $(cat $z/mm_stat)"
-check_eq "fio writes and verifies while pages are written back" 0 $rc
+ktap_print_msg "fio with post-processing: bd_stat ${bd[*]}; mm_stat $(cat $z/mm_stat)"
+check_eq "fio writes and verifies while pages are written back and recompressed" 0 $rc
 check_eq "fio verifies the whole disk afterwards" 0 $rc2
 check "pages were written back and read back meanwhile (bd_stat: ${bd[*]})" \
 	test "${bd[2]}" -gt 0 -a "${bd[1]}" -gt 0
+recompressions_ran fio
 check_eq "reset" OK "$(write_attr $z/reset 1)"
 
 # 2. Swap: a workload in a cgroup whose memory.high is far below what it keeps in a tmpfs (as
-# 50-swap), while pages are marked idle and written back every second.
+# 50-swap), while the loop runs.
 echo /dev/vda >$z/backing_dev
+echo algo=zstd >$z/recomp_algorithm
 echo 256M >$z/disksize
 mkswap $dev >/dev/null
 swapon $dev
 cg=$(memory_cgroup zram_rs_wb memory.high 24M)
 mkdir -p /mnt/wbswap
 mount -t tmpfs -o size=200M tmpfs /mnt/wbswap
-writeback_loop 600 &
+post_processing_loop 600 &
 loop=$!
 bash -c "
 	echo \$\$ > $cg/cgroup.procs
@@ -69,12 +97,13 @@ bash -c "
 	sleep 3
 "
 used_kb=$(awk '$1 == "/dev/zram0" { print $4 }' /proc/swaps)
-check "data intact while swapped and written back" sha256sum -c --quiet /tmp/wbw.sums
+check "data intact while swapped, written back and recompressed" sha256sum -c --quiet /tmp/wbw.sums
 kill $loop 2>/dev/null
 wait $loop 2>/dev/null
 read -r -a bd <$z/bd_stat
-ktap_print_msg "swap with writeback: swap used ${used_kb} kB, bd_stat ${bd[*]}"
+ktap_print_msg "swap with post-processing: swap used ${used_kb} kB, bd_stat ${bd[*]}"
 check "swapped pages were written back (bd_stat: ${bd[*]})" test "${bd[2]}" -gt 0
+recompressions_ran swap
 echo max >$cg/memory.high
 check "swapoff reads every page back" swapoff $dev
 check "data intact after swapoff" sha256sum -c --quiet /tmp/wbw.sums

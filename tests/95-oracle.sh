@@ -7,10 +7,10 @@
 # is checked instead. Both transcripts must show every device state reached, and every line of
 # them must have been compared.
 . "$(dirname "$0")/lib.sh"
-# Cases: three on the runs, two on the states, one per group of transcript lines (95, and 10
-# more on 7.x for its two writeback attributes: see the
-# grouping below), one on the lines compared.
-plan $((3 + 2 + 95 + 10 * ABI_7_3 + 1))
+# Cases: three on the runs, two on the states, one per group of transcript lines (105, and 10
+# more on 7.x for its two writeback attributes: see the grouping below), one on the lines
+# compared.
+plan $((3 + 2 + 105 + 10 * ABI_7_3 + 1))
 oracle=$(dirname "$0")/oracle
 
 # 7.3 answers an idle age at or beyond the uptime with success, before looking at the device:

@@ -261,6 +261,39 @@ compare_transcripts() {
 	done
 }
 
+# against_c NAME LINES: the differential oracle of a script's `scenario MODULE` function: runs it
+# against C zram.ko, unloads that, runs it against zram_rs.ko (left loaded), into /tmp/NAME.c
+# and /tmp/NAME.rs, and compares the transcripts line for line (LINES expected, one case each,
+# plus two); then one case more: zram_rs read back every page a "data" step compared.
+against_c() {
+	scenario zram >"/tmp/$1.c" 2>&1
+	rmmod zram
+	scenario zram_rs >"/tmp/$1.rs" 2>&1
+	compare_transcripts "/tmp/$1.c" "/tmp/$1.rs" "$2"
+	check_eq "zram_rs read every page back as written, after each step" 0 \
+		"$(grep -c 'data -> DIFFERENT' "/tmp/$1.rs")"
+}
+
+# block_state_summary: zram0's debugfs block_state without its time column (zram_rs keeps whole
+# seconds where C 7.x has microseconds): the number of lines, each mark pattern's count and a
+# digest of "index marks" of every line; or the read's error.
+block_state_summary() {
+	local bs=/sys/kernel/debug/zram/zram0/block_state err
+	err=$(cat $bs 2>&1 >/dev/null) || { echo "${err##*: }"; return; }
+	awk '{ print $1, $3 }' $bs >/tmp/block_state.lines
+	echo "$(wc -l </tmp/block_state.lines) $(awk '{ print $2 }' /tmp/block_state.lines | sort | uniq -c | tr -s ' ' | tr '\n' ,) $(md5sum </tmp/block_state.lines | cut -c1-8)"
+}
+
+# reads_as DEV PAGES FILE: "same" when the first PAGES pages of DEV read back (direct) as FILE,
+# "DIFFERENT" otherwise.
+reads_as() {
+	if cmp -s <(dd if="$1" bs="$PAGE" count="$2" iflag=direct 2>/dev/null) "$3"; then
+		echo same
+	else
+		echo DIFFERENT
+	fi
+}
+
 # Device N's sysfs directory.
 sysblock() {
 	echo "/sys/block/zram$1"

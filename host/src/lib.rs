@@ -11,6 +11,8 @@ pub mod blocks;
 pub mod fill;
 #[path = "../../src/parse.rs"]
 pub mod parse;
+#[path = "../../src/recompress_args.rs"]
+pub mod recompress_args;
 #[path = "../../src/same.rs"]
 pub mod same;
 #[path = "../../src/slot.rs"]

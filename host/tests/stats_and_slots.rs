@@ -1,7 +1,7 @@
 //! Stat line formats and slot encoding.
 
 use proptest::prelude::*;
-use zram_rs_logic::slot::{Layout, SlotContent, LOCK};
+use zram_rs_logic::slot::{Layout, Priority, SlotContent, LOCK, MAX_PRIORITIES};
 use zram_rs_logic::stats::{BlockState, DebugStat, IoStat, MmStat};
 
 #[test]
@@ -126,24 +126,29 @@ proptest! {
     }
 
     #[test]
-    fn slot_words_match_c_layout_4k(handle in 1usize.., size in 1usize..=4096, huge: bool, word: usize, idle: bool) {
-        check_layout::<12, 3>(handle, size, huge, word, idle)?;
+    fn slot_words_match_c_layout_4k(handle in 1usize.., size in 1usize..=4096, huge: bool, word: usize, idle: bool, priority in 0u8..4, incompressible: bool) {
+        check_layout::<12, 3>(handle, size, huge, word, idle, priority, incompressible)?;
     }
 
     #[test]
-    fn slot_words_match_c_layout_16k(handle in 1usize.., size in 1usize..=16384, huge: bool, word: usize, idle: bool) {
-        check_layout::<14, 3>(handle, size, huge, word, idle)?;
+    fn slot_words_match_c_layout_16k(handle in 1usize.., size in 1usize..=16384, huge: bool, word: usize, idle: bool, priority in 0u8..4, incompressible: bool) {
+        check_layout::<14, 3>(handle, size, huge, word, idle, priority, incompressible)?;
     }
 
     #[test]
-    fn slot_words_match_c_layout_64k(handle in 1usize.., size in 1usize..=65536, huge: bool, word: usize, idle: bool) {
-        check_layout::<16, 3>(handle, size, huge, word, idle)?;
+    fn slot_words_match_c_layout_64k(handle in 1usize.., size in 1usize..=65536, huge: bool, word: usize, idle: bool, priority in 0u8..4, incompressible: bool) {
+        check_layout::<16, 3>(handle, size, huge, word, idle, priority, incompressible)?;
     }
 
     #[test]
-    fn slot_words_match_c_7_3_layout(handle in 1usize.., size in 1usize..=16384, huge: bool, word: usize, idle: bool) {
-        check_layout::<12, 4>(handle, size.min(4096), huge, word, idle)?;
-        check_layout::<14, 4>(handle, size, huge, word, idle)?;
+    fn slot_words_match_c_7_3_layout(handle in 1usize.., size in 1usize..=16384, huge: bool, word: usize, idle: bool, priority in 0u8..4, incompressible: bool) {
+        check_layout::<12, 4>(handle, size.min(4096), huge, word, idle, priority, incompressible)?;
+        check_layout::<14, 4>(handle, size, huge, word, idle, priority, incompressible)?;
+    }
+
+    #[test]
+    fn priorities_are_0_to_3(n: u64) {
+        prop_assert_eq!(Priority::new(n).map(Priority::get), (n < MAX_PRIORITIES as u64).then_some(n as u8));
     }
 
     #[test]
@@ -160,9 +165,30 @@ proptest! {
 /// INCOMPRESSIBLE and two priority bits; on 7.3 SAME, ENTRY_LOCK, WB, PP_SLOT, HUGE, IDLE,
 /// INCOMPRESSIBLE and two priority bits.
 fn c_flags(page_shift: u32, v7: bool, size: usize, same: bool, huge: bool, idle: bool) -> u32 {
+    c_flags_with(page_shift, v7, size, same, huge, idle, 0, false)
+}
+
+/// [`c_flags`] with an algorithm priority (`ZRAM_COMP_PRIORITY_BIT1` and `BIT2`, set as C's
+/// `zram_set_priority()` does) and `ZRAM_INCOMPRESSIBLE`.
+#[allow(clippy::too_many_arguments)]
+fn c_flags_with(
+    page_shift: u32,
+    v7: bool,
+    size: usize,
+    same: bool,
+    huge: bool,
+    idle: bool,
+    priority: u8,
+    incompressible: bool,
+) -> u32 {
     let shift = page_shift + 1;
     let (huge_at, idle_at) = if v7 { (4, 5) } else { (3, 4) };
+    let (incompressible_at, priority_at) = (idle_at + 1, idle_at + 2);
     let mut flags = size as u32;
+    if incompressible {
+        flags |= 1 << (shift + incompressible_at);
+    }
+    flags |= (u32::from(priority) & 0b11) << (shift + priority_at);
     if same {
         flags |= 1 << shift;
     }
@@ -181,7 +207,10 @@ fn check_layout<const P: u32, const H: u32>(
     huge: bool,
     word: usize,
     idle: bool,
+    priority: u8,
+    incompressible: bool,
 ) -> Result<(), TestCaseError> {
+    let priority = Priority::new(u64::from(priority)).unwrap();
     let () = Layout::<P, H>::VALID;
     let v7 = H == 4;
     prop_assert_eq!(Layout::<P, H>::PAGE_SIZE, 1usize << P);
@@ -200,7 +229,12 @@ fn check_layout<const P: u32, const H: u32>(
         (SlotContent::Same(word), true, 0, false),
         (SlotContent::WrittenBack(word), false, 0, false),
         (
-            SlotContent::Stored { handle, size, huge },
+            SlotContent::Stored {
+                handle,
+                size,
+                huge,
+                priority,
+            },
             false,
             size,
             huge,
@@ -209,18 +243,46 @@ fn check_layout<const P: u32, const H: u32>(
         let written_back = matches!(content, SlotContent::WrittenBack(_));
         let (value, flags) = Layout::<P, H>::encode(content).unwrap();
         // The write path's unchecked encoding agrees for every valid object.
-        if let SlotContent::Stored { handle, size, huge } = content {
+        let stored_priority = if let SlotContent::Stored {
+            handle,
+            size,
+            huge,
+            priority,
+        } = content
+        {
             prop_assert_eq!(
-                Layout::<P, H>::encode_object(handle, size, huge),
+                Layout::<P, H>::encode_object(handle, size, huge, priority),
                 (value, flags)
             );
-        }
+            priority.get()
+        } else {
+            0
+        };
         // The words are C's words.
         let wb = if written_back { wb_bit } else { 0 };
         prop_assert_eq!(
             flags,
-            c_flags(P, v7, stored_size, same, stored_huge, false) | wb
+            c_flags_with(
+                P,
+                v7,
+                stored_size,
+                same,
+                stored_huge,
+                false,
+                stored_priority,
+                false
+            ) | wb
         );
+        prop_assert_eq!(Layout::<P, H>::priority(flags).get(), stored_priority);
+        // The incompressible mark is C's bit, and no part of the content.
+        let incompressible_bit = c_flags_with(P, v7, 0, false, false, false, 0, true);
+        prop_assert_eq!(Layout::<P, H>::INCOMPRESSIBLE, incompressible_bit);
+        if incompressible {
+            prop_assert_eq!(
+                Layout::<P, H>::decode(value, flags | incompressible_bit),
+                content
+            );
+        }
         let expected_value = match content {
             SlotContent::Empty => 0,
             SlotContent::Same(word) | SlotContent::WrittenBack(word) => word,
@@ -271,6 +333,7 @@ fn invalid_stored_content_is_rejected() {
         handle,
         size,
         huge: false,
+        priority: Priority::PRIMARY,
     };
     assert!(L::encode(stored(0, 1)).is_err());
     assert!(L::encode(stored(1, 0)).is_err());

@@ -7,6 +7,7 @@
 #   MEMORY <driver> <rep> <mem_used_total>
 #   WRITEBACK <driver> <rep> <pages/s written back> <pages/s read back>
 #   WRITEBACK_COMPRESSED <driver> <rep> <pages/s written back> <pages/s read back>   (7.x)
+#   RECOMPRESS <driver> <rep> <pages/s recompressed> <compr_data_size before> <after>
 #   TABLE <driver> <bytes of the slot table> <pages>   (from /proc/vmallocinfo)
 #   STOSQ <GB/s>
 #   PROFILE <cell> <driver> <percent> <kernel symbol>   (BENCH_PROFILE=1: one perf run per cell)
@@ -192,6 +193,32 @@ wb_cell() {
 [ -z "$counting" ] && echo writeback | grep -Eq "$only" && [ -b /dev/vda ] && wb_cell WRITEBACK huge
 [ -z "$counting" ] && echo writeback_compressed | grep -Eq "$only" && [ -b /dev/vda ] &&
 	wb_cell WRITEBACK_COMPRESSED compressed
+
+# Recompression: 64 MiB of half-compressible data stored with lzo, then `idle all` and
+# `recompress type=idle` with zstd as the recompression algorithm: pages per second of the
+# recompression (by the guest's clock) and compr_data_size before and after, which the same
+# libraries make equal for both drivers.
+[ -z "$counting" ] && echo recompress | grep -Eq "$only" && for rep in $(seq 1 "$reps"); do
+	for driver in $(order "$rep"); do
+		modprobe "$driver" num_devices=1 || exit 1
+		[ -e $z/recomp_algorithm ] || { rmmod "$driver"; break 2; }
+		echo lzo >$z/comp_algorithm
+		echo algo=zstd >$z/recomp_algorithm
+		echo 1G >$z/disksize
+		fio --name=recompress --filename=$dev --rw=write --bs=1M --size=${wb_size_mb}M \
+			--direct=1 --buffer_compress_percentage=50 --refill_buffers --randseed=$rep \
+			>/dev/null 2>&1
+		echo all >$z/idle
+		before=$(awk '{ print $2 }' $z/mm_stat)
+		pages=$((wb_size_mb * 1024 * 1024 / page))
+		start=$(now_us)
+		echo type=idle >$z/recompress
+		done_at=$(now_us)
+		elapsed=$((done_at > start ? done_at - start : 1))
+		echo "RECOMPRESS $driver $rep $((pages * 1000000 / elapsed)) $before $(awk '{ print $2 }' $z/mm_stat)"
+		teardown $driver
+	done
+done
 
 # The slot table's size per page: the largest vmalloc area that initialising a 1 GiB device
 # adds (the table; /proc/vmallocinfo counts a guard page in each area).

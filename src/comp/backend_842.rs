@@ -19,7 +19,8 @@ impl Backend for Sw842 {
     type Context = sw842::WorkMem;
     const DECOMPRESSOR: Decompressor<sw842::WorkMem> = Decompressor::Stateless(sw842::decompress);
 
-    fn check(params: Params) -> Result {
+    fn check(params: &Params) -> Result {
+        super::check_no_dict(Self::NAME, params)?;
         super::check_no_level(Self::NAME, params)
     }
 

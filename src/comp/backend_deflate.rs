@@ -41,7 +41,8 @@ impl Backend for Deflate {
         zlib::DEFAULT_COMPRESSION
     }
 
-    fn check(params: Params) -> Result {
+    fn check(params: &Params) -> Result {
+        super::check_no_dict(Self::NAME, params)?;
         super::check_level(
             Self::NAME,
             params,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-//! lz4: LZ4 with the level as its acceleration factor, 1 by default (C's `backend_lz4.c`,
-//! without dictionaries). Decompresses without a stream.
+//! lz4: LZ4 with the level as its acceleration factor, 1 by default, with or without a
+//! dictionary (C's `backend_lz4.c`). Decompresses without a stream unless there is a dictionary.
 
 use super::{backend_built, Backend, Decompressor, Params};
 use crate::kapi::lz4;
@@ -9,6 +9,23 @@ use kernel::prelude::*;
 /// `lz4`.
 pub(crate) struct Lz4;
 
+/// A stream's LZ4 state: work memory, or with a dictionary a compression and a decoding
+/// stream primed with it.
+pub(crate) enum Lz4Context {
+    /// Without a dictionary.
+    Plain(lz4::Compressor),
+    /// With a dictionary.
+    Dict(lz4::DictCompressor, lz4::DictDecompressor),
+}
+
+/// Decompresses with the stream's dictionary, or without one.
+fn decompress(context: &mut Lz4Context, src: &[u8], dst: &mut [u8]) -> Result {
+    match context {
+        Lz4Context::Plain(_) => lz4::decompress(src, dst),
+        Lz4Context::Dict(_, decompressor) => decompressor.decompress(src, dst),
+    }
+}
+
 impl Backend for Lz4 {
     const NAME: &'static str = "lz4";
     const AVAILABLE: bool = backend_built!(
@@ -16,22 +33,39 @@ impl Backend for Lz4 {
         CONFIG_LZ4_COMPRESS,
         CONFIG_LZ4_DECOMPRESS
     );
-    type Context = lz4::Compressor;
-    const DECOMPRESSOR: Decompressor<lz4::Compressor> = Decompressor::Stateless(lz4::decompress);
+    type Context = Lz4Context;
+    const DECOMPRESSOR: Decompressor<Lz4Context> =
+        Decompressor::StatelessWithoutDict(lz4::decompress, decompress);
 
     fn default_level() -> i32 {
         lz4::ACCELERATION_DEFAULT
     }
 
-    fn check(params: Params) -> Result {
+    fn check(params: &Params) -> Result {
         super::check_level(Self::NAME, params, lz4::ACCELERATION_DEFAULT..=i32::MAX)
     }
 
-    fn create(params: Params) -> Result<lz4::Compressor> {
-        lz4::Compressor::new(params.level)
+    fn create(params: Params) -> Result<Lz4Context> {
+        let Some(dict) = params.dict else {
+            return Ok(Lz4Context::Plain(lz4::Compressor::new(params.level)?));
+        };
+        let mut compressor = lz4::DictCompressor::new(params.level, dict.clone())?;
+        // C zram 7.x loads the dictionary when the device is initialised and fails then if
+        // the library does not take it whole; 6.12 loads it for each page, whose writes then
+        // fail.
+        if cfg!(zram_abi_7_3) && !compressor.load()? {
+            return Err(EINVAL);
+        }
+        Ok(Lz4Context::Dict(
+            compressor,
+            lz4::DictDecompressor::new(dict)?,
+        ))
     }
 
-    fn compress(context: &mut lz4::Compressor, src: &[u8], dst: &mut [u8]) -> Result<usize> {
-        context.compress(src, dst)
+    fn compress(context: &mut Lz4Context, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+        match context {
+            Lz4Context::Plain(compressor) => compressor.compress(src, dst),
+            Lz4Context::Dict(compressor, _) => compressor.compress(src, dst),
+        }
     }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-//! lz4hc: LZ4HC at a level, 9 by default (C's `backend_lz4hc.c`, without dictionaries). Its
-//! output is LZ4's, so it decompresses with LZ4's decoder, without a stream.
+//! lz4hc: LZ4HC at a level, 9 by default, with or without a dictionary (C's
+//! `backend_lz4hc.c`). Its output is LZ4's, so it decompresses with LZ4's decoder, without a
+//! stream unless there is a dictionary.
 
 use super::{backend_built, Backend, Decompressor, Params};
 use crate::kapi::lz4;
@@ -9,6 +10,23 @@ use kernel::prelude::*;
 /// `lz4hc`.
 pub(crate) struct Lz4hc;
 
+/// A stream's LZ4HC state: work memory, or with a dictionary a compression and a decoding
+/// stream primed with it.
+pub(crate) enum Lz4hcContext {
+    /// Without a dictionary.
+    Plain(lz4::HcCompressor),
+    /// With a dictionary.
+    Dict(lz4::DictHcCompressor, lz4::DictDecompressor),
+}
+
+/// Decompresses with the stream's dictionary, or without one.
+fn decompress(context: &mut Lz4hcContext, src: &[u8], dst: &mut [u8]) -> Result {
+    match context {
+        Lz4hcContext::Plain(_) => lz4::decompress(src, dst),
+        Lz4hcContext::Dict(_, decompressor) => decompressor.decompress(src, dst),
+    }
+}
+
 impl Backend for Lz4hc {
     const NAME: &'static str = "lz4hc";
     const AVAILABLE: bool = backend_built!(
@@ -16,22 +34,32 @@ impl Backend for Lz4hc {
         CONFIG_LZ4HC_COMPRESS,
         CONFIG_LZ4_DECOMPRESS
     );
-    type Context = lz4::HcCompressor;
-    const DECOMPRESSOR: Decompressor<lz4::HcCompressor> = Decompressor::Stateless(lz4::decompress);
+    type Context = Lz4hcContext;
+    const DECOMPRESSOR: Decompressor<Lz4hcContext> =
+        Decompressor::StatelessWithoutDict(lz4::decompress, decompress);
 
     fn default_level() -> i32 {
         lz4::HC_DEFAULT_CLEVEL
     }
 
-    fn check(params: Params) -> Result {
+    fn check(params: &Params) -> Result {
         super::check_level(Self::NAME, params, 1..=lz4::HC_MAX_CLEVEL)
     }
 
-    fn create(params: Params) -> Result<lz4::HcCompressor> {
-        lz4::HcCompressor::new(params.level)
+    fn create(params: Params) -> Result<Lz4hcContext> {
+        Ok(match params.dict {
+            None => Lz4hcContext::Plain(lz4::HcCompressor::new(params.level)?),
+            Some(dict) => Lz4hcContext::Dict(
+                lz4::DictHcCompressor::new(params.level, dict.clone())?,
+                lz4::DictDecompressor::new(dict)?,
+            ),
+        })
     }
 
-    fn compress(context: &mut lz4::HcCompressor, src: &[u8], dst: &mut [u8]) -> Result<usize> {
-        context.compress(src, dst)
+    fn compress(context: &mut Lz4hcContext, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+        match context {
+            Lz4hcContext::Plain(compressor) => compressor.compress(src, dst),
+            Lz4hcContext::Dict(compressor, _) => compressor.compress(src, dst),
+        }
     }
 }

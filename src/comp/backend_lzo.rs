@@ -25,7 +25,8 @@ impl<const RLE: bool> Backend for Lzo1x<RLE> {
     type Context = lzo::WorkMem;
     const DECOMPRESSOR: Decompressor<lzo::WorkMem> = Decompressor::Stateless(lzo::decompress);
 
-    fn check(params: Params) -> Result {
+    fn check(params: &Params) -> Result {
+        super::check_no_dict(Self::NAME, params)?;
         super::check_no_level(Self::NAME, params)
     }
 

@@ -20,6 +20,7 @@ mod backend_lzo;
 mod backend_zstd;
 
 use crate::algorithm::{Named, NO_LEVEL};
+use crate::kapi::file::FileContents;
 use crate::kapi::trylock::{TryLock, TryLockGuard};
 use crate::kapi::zspool::ZsPool;
 use crate::kapi::{self, cpu, mem};
@@ -29,7 +30,7 @@ use kernel::alloc::{KVec, VVec};
 use kernel::new_condvar;
 use kernel::new_mutex;
 use kernel::prelude::*;
-use kernel::sync::{CondVar, Mutex};
+use kernel::sync::{Arc, CondVar, Mutex};
 
 const PAGE_SIZE: usize = kernel::page::PAGE_SIZE;
 
@@ -51,14 +52,25 @@ macro_rules! backend_built {
 }
 use backend_built;
 
-/// What `algorithm_params` set for a compressor (C's `struct zcomp_params`, without the
-/// dictionary, which zram_rs does not load yet): each [`NO_LEVEL`] when not set.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What `algorithm_params` set for a compressor (C's `struct zcomp_params`): each number
+/// [`NO_LEVEL`] when not set. The dictionary's bytes are shared by every stream made with them.
+#[derive(Clone)]
 pub(crate) struct Params {
     /// `level=`.
     pub(crate) level: i32,
     /// `deflate.winbits=` (7.x).
     pub(crate) deflate_winbits: i32,
+    /// `dict=`: the file's contents, read when the parameters were set.
+    pub(crate) dict: Option<Arc<FileContents>>,
+}
+
+impl Params {
+    /// Nothing set: the algorithm's defaults.
+    pub(crate) const UNSET: Self = Self {
+        level: NO_LEVEL,
+        deflate_winbits: NO_LEVEL,
+        dict: None,
+    };
 }
 
 /// A compression algorithm's implementation, what C zram's `struct zcomp_ops` is. A backend is
@@ -83,13 +95,19 @@ pub(crate) trait Backend {
     /// device is initialised (its `setup_params`): `EINVAL` for a level or window out of the
     /// range, `EOPNOTSUPP` for a parameter the backend does not have, each logged. 6.12 checks
     /// nothing: the library clamps or refuses a level out of its range.
-    fn check(_params: Params) -> Result {
+    fn check(_params: &Params) -> Result {
         Ok(())
     }
 
     /// A stream's state with `params`, whose level is the one asked for or
     /// [`Backend::default_level`].
     fn create(params: Params) -> Result<Self::Context>;
+
+    /// The state of another stream of the same device and algorithm as `first`, sharing what
+    /// the streams may share (C's `setup_params` makes it once: zstd's digested dictionary).
+    fn create_like(_first: &Self::Context, params: Params) -> Result<Self::Context> {
+        Self::create(params)
+    }
 
     /// Compresses `src` into `dst`; returns the compressed length.
     fn compress(context: &mut Self::Context, src: &[u8], dst: &mut [u8]) -> Result<usize>;
@@ -102,20 +120,33 @@ pub(crate) enum Decompressor<C> {
     Stateless(fn(&[u8], &mut [u8]) -> Result),
     /// With a stream's context (zstd, deflate).
     WithContext(fn(&mut C, &[u8], &mut [u8]) -> Result),
+    /// Without state unless the stream has a dictionary (lz4, lz4hc): the first function
+    /// without, the second with a stream's context, which knows whether it has one.
+    StatelessWithoutDict(
+        fn(&[u8], &mut [u8]) -> Result,
+        fn(&mut C, &[u8], &mut [u8]) -> Result,
+    ),
 }
 
 impl<C> Decompressor<C> {
-    /// Whether the decompressor needs no state.
+    /// Whether the decompressor needs no state, with a dictionary set (`dict`) or not.
     #[inline(always)]
-    fn is_stateless(&self) -> bool {
-        matches!(self, Self::Stateless(_))
+    fn is_stateless(&self, dict: bool) -> bool {
+        match self {
+            Self::Stateless(_) => true,
+            Self::StatelessWithoutDict(..) => !dict,
+            Self::WithContext(_) => false,
+        }
     }
 
-    /// Decompresses without state; `EINVAL` for a decompressor that needs a context.
+    /// Decompresses without state (so without a dictionary); `EINVAL` for a decompressor that
+    /// needs a context.
     #[inline(always)]
     fn run_stateless(&self, src: &[u8], dst: &mut [u8]) -> Result {
         match self {
-            Self::Stateless(decompress) => decompress(src, dst),
+            Self::Stateless(decompress) | Self::StatelessWithoutDict(decompress, _) => {
+                decompress(src, dst)
+            }
             Self::WithContext(_) => Err(EINVAL),
         }
     }
@@ -125,13 +156,24 @@ impl<C> Decompressor<C> {
     fn run(&self, context: &mut C, src: &[u8], dst: &mut [u8]) -> Result {
         match self {
             Self::Stateless(decompress) => decompress(src, dst),
-            Self::WithContext(decompress) => decompress(context, src, dst),
+            Self::WithContext(decompress) | Self::StatelessWithoutDict(_, decompress) => {
+                decompress(context, src, dst)
+            }
         }
     }
 }
 
+/// C 7.x's check of a backend without dictionaries: a dictionary set is `EOPNOTSUPP`.
+fn check_no_dict(name: &str, params: &Params) -> Result {
+    if params.dict.is_some() {
+        pr_err!("{}: dictionary is not supported\n", name);
+        return Err(kapi::eopnotsupp());
+    }
+    Ok(())
+}
+
 /// C 7.x's check of a backend without levels: a level set is `EOPNOTSUPP`.
-fn check_no_level(name: &str, params: Params) -> Result {
+fn check_no_level(name: &str, params: &Params) -> Result {
     if params.level != NO_LEVEL {
         pr_err!("{}: compression level is not supported\n", name);
         return Err(kapi::eopnotsupp());
@@ -140,7 +182,7 @@ fn check_no_level(name: &str, params: Params) -> Result {
 }
 
 /// C 7.x's check of a level: unset, or within `levels`; `EINVAL` otherwise.
-fn check_level(name: &str, params: Params, levels: core::ops::RangeInclusive<i32>) -> Result {
+fn check_level(name: &str, params: &Params, levels: core::ops::RangeInclusive<i32>) -> Result {
     if params.level != NO_LEVEL && !levels.contains(&params.level) {
         pr_err!("{}: invalid compression level {}\n", name, params.level);
         return Err(EINVAL);
@@ -148,22 +190,26 @@ fn check_level(name: &str, params: Params, levels: core::ops::RangeInclusive<i32
     Ok(())
 }
 
-/// A context of backend `B` with `params` ([`NO_LEVEL`] for a default); `EINVAL` when the
-/// kernel does not offer the backend. On the 7.3 ABI the parameters are checked first, as C
-/// 7.x does when a device is initialised.
-fn create<B: Backend>(params: Params) -> Result<B::Context> {
+/// A context of backend `B` with `params` ([`NO_LEVEL`] for a default), like `first` (another
+/// stream's) if given; `EINVAL` when the kernel does not offer the backend. On the 7.3 ABI the
+/// parameters are checked first, as C 7.x does when a device is initialised.
+fn create<B: Backend>(params: Params, first: Option<&B::Context>) -> Result<B::Context> {
     if !B::AVAILABLE {
         return Err(EINVAL);
     }
     if cfg!(zram_abi_7_3) {
-        B::check(params)?;
+        B::check(&params)?;
     }
     let level = if params.level == NO_LEVEL {
         B::default_level()
     } else {
         params.level
     };
-    B::create(Params { level, ..params })
+    let params = Params { level, ..params };
+    match first {
+        Some(first) => B::create_like(first, params),
+        None => B::create(params),
+    }
 }
 
 /// Defines [`Algorithm`] (one variant per backend, named as the backend's type) and a stream's
@@ -197,11 +243,14 @@ macro_rules! backends {
                 }
             }
 
-            /// Whether the algorithm decompresses without a stream.
+            /// Whether the algorithm decompresses without a stream, with a dictionary set
+            /// (`dict`) or not.
             #[inline(always)]
-            fn decompresses_without_stream(self) -> bool {
+            fn decompresses_without_stream(self, dict: bool) -> bool {
                 match self {
-                    $(Self::$backend => <$file::$backend as Backend>::DECOMPRESSOR.is_stateless(),)+
+                    $(Self::$backend => {
+                        <$file::$backend as Backend>::DECOMPRESSOR.is_stateless(dict)
+                    })+
                 }
             }
 
@@ -222,10 +271,17 @@ macro_rules! backends {
         }
 
         impl Context {
-            /// A context for `algorithm` with `params`.
-            fn new(algorithm: Algorithm, params: Params) -> Result<Self> {
+            /// A context for `algorithm` with `params`, like `first` (another stream's of the
+            /// same algorithm and parameters) if given.
+            fn new(algorithm: Algorithm, params: Params, first: Option<&Self>) -> Result<Self> {
                 Ok(match algorithm {
-                    $(Algorithm::$backend => Self::$backend(create::<$file::$backend>(params)?),)+
+                    $(Algorithm::$backend => {
+                        let first = match first {
+                            Some(Self::$backend(context)) => Some(context),
+                            _ => None,
+                        };
+                        Self::$backend(create::<$file::$backend>(params, first)?)
+                    })+
                 })
             }
 
@@ -289,18 +345,21 @@ pub(crate) fn available(algorithm: Algorithm) -> bool {
 }
 
 /// A decompressor that needs no stream. It exists only for an algorithm whose backend
-/// decompresses without a context (lzo, lz4, 842), on a kernel whose zsmalloc needs no
+/// decompresses without a context (lzo, lz4, lz4hc, 842; lz4 and lz4hc without a dictionary),
+/// on a kernel whose zsmalloc needs no
 /// scratch buffer to show an object ([`ZsPool::READS_NEED_SCRATCH`]): then a reader never
 /// waits for a stream.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Stateless(Algorithm);
 
 impl Stateless {
-    /// The stateless decompressor of `algorithm`, if it has one.
+    /// The stateless decompressor of `algorithm` with `params`, if it has one (lz4's and
+    /// lz4hc's need a stream with a dictionary).
     #[inline(always)]
-    pub(crate) fn new(algorithm: Algorithm) -> Option<Self> {
-        (!ZsPool::READS_NEED_SCRATCH && algorithm.decompresses_without_stream())
-            .then_some(Self(algorithm))
+    fn new(algorithm: Algorithm, params: &Params) -> Option<Self> {
+        (!ZsPool::READS_NEED_SCRATCH
+            && algorithm.decompresses_without_stream(params.dict.is_some()))
+        .then_some(Self(algorithm))
     }
 
     /// Decompresses `src` into `dst`, which the result must fill exactly. Does not sleep.
@@ -321,9 +380,14 @@ pub(crate) struct Stream {
 }
 
 impl Stream {
-    /// A stream for `algorithm` with `params`.
-    pub(crate) fn new(algorithm: Algorithm, params: Params) -> Result<Self> {
-        let context = Context::new(algorithm, params)?;
+    /// A stream for `algorithm` with `params`, like `first` (another stream of the same
+    /// algorithm and parameters, whose shared state it shares) if given.
+    pub(crate) fn new(
+        algorithm: Algorithm,
+        params: Params,
+        first: Option<&Stream>,
+    ) -> Result<Self> {
+        let context = Context::new(algorithm, params, first.map(|first| &first.context))?;
         Ok(Self {
             context,
             buffer: mem::vzalloc(2 * PAGE_SIZE)?,
@@ -375,6 +439,7 @@ impl StreamDecompressor<'_> {
 #[pin_data]
 pub(crate) struct StreamPool {
     places: KVec<TryLock<Stream>>,
+    stateless: Option<Stateless>,
     sleepers: AtomicUsize,
     #[pin]
     sleep_lock: Mutex<()>,
@@ -404,16 +469,29 @@ impl StreamPool {
         params: Params,
         count: usize,
     ) -> Result<impl PinInit<Self>> {
+        let first = Stream::new(algorithm, params.clone(), None)?;
         let mut places = KVec::with_capacity(count.max(1), GFP_KERNEL)?;
-        for _ in 0..count.max(1) {
-            places.push(TryLock::new(Stream::new(algorithm, params)?), GFP_KERNEL)?;
+        for _ in 1..count.max(1) {
+            places.push(
+                TryLock::new(Stream::new(algorithm, params.clone(), Some(&first))?),
+                GFP_KERNEL,
+            )?;
         }
+        places.push(TryLock::new(first), GFP_KERNEL)?;
         Ok(pin_init!(Self {
             places,
+            stateless: Stateless::new(algorithm, &params),
             sleepers: AtomicUsize::new(0),
             sleep_lock <- new_mutex!((), "StreamPool::sleep_lock"),
             returned <- new_condvar!("StreamPool::returned"),
         }))
+    }
+
+    /// The decompressor that needs no stream, when the pool's algorithm and parameters have
+    /// one ([`Stateless`]): readers then need no stream.
+    #[inline(always)]
+    pub(crate) fn stateless(&self) -> Option<Stateless> {
+        self.stateless
     }
 
     /// Borrows a free stream if there is one, trying the current CPU's first; never sleeps.

@@ -9,6 +9,7 @@
 #include <linux/blk_types.h>
 #include <linux/blkdev.h>
 #include <linux/gfp.h>
+#include <linux/kernel_read_file.h>
 #include <linux/kbuild.h>
 #include <linux/lz4.h>
 #include <linux/lzo.h>
@@ -37,6 +38,14 @@ void zram_rs_c_layout(void)
 	SIZE(ZS_POOL_STATS_SIZE, struct zs_pool_stats);
 	OFFSET(ZS_POOL_STATS_PAGES_COMPACTED, zs_pool_stats, pages_compacted);
 
+	SIZE(ZSTD_CUSTOM_MEM_SIZE, zstd_custom_mem);
+	OFFSET_T(ZSTD_CUSTOM_MEM_ALLOC, zstd_custom_mem, customAlloc);
+	OFFSET_T(ZSTD_CUSTOM_MEM_FREE, zstd_custom_mem, customFree);
+	OFFSET_T(ZSTD_CUSTOM_MEM_OPAQUE, zstd_custom_mem, opaque);
+	SIZE(LZ4_STREAM_SIZE, LZ4_stream_t);
+	SIZE(LZ4_STREAMHC_SIZE, LZ4_streamHC_t);
+	SIZE(LZ4_STREAMDECODE_SIZE, LZ4_streamDecode_t);
+	DEFINE(READING_POLICY, READING_POLICY);
 	SIZE(ZSTD_COMPRESSION_PARAMETERS_SIZE, zstd_compression_parameters);
 	OFFSET_T(ZSTD_CP_WINDOW_LOG, zstd_compression_parameters, windowLog);
 	OFFSET_T(ZSTD_CP_CHAIN_LOG, zstd_compression_parameters, chainLog);
@@ -97,6 +106,9 @@ void zram_rs_c_layout(void)
 				       __GFP_MOVABLE));
 	DEFINE(GFP_POOL_OBJECT,
 	       (__force unsigned long)(GFP_NOIO | __GFP_HIGHMEM | __GFP_MOVABLE));
+	/* 7.x's recompress_slot() allocation. */
+	DEFINE(GFP_POOL_OBJECT_QUIET,
+	       (__force unsigned long)(GFP_NOIO | __GFP_NOWARN | __GFP_HIGHMEM | __GFP_MOVABLE));
 
 #ifdef ZRAM_RS_HAVE_ZRAM_DRV_H
 	/* The slot layout of C zram in this kernel (src/slot.rs). */
@@ -106,6 +118,8 @@ void zram_rs_c_layout(void)
 	DEFINE(ZRAM_HUGE, ZRAM_HUGE);
 	DEFINE(ZRAM_IDLE, ZRAM_IDLE);
 	DEFINE(ZRAM_WB, ZRAM_WB);
+	DEFINE(ZRAM_INCOMPRESSIBLE, ZRAM_INCOMPRESSIBLE);
+	DEFINE(ZRAM_COMP_PRIORITY_BIT1, ZRAM_COMP_PRIORITY_BIT1);
 	/* The post-processing mark: ZRAM_UNDER_WB until 6.12, ZRAM_PP_SLOT in 7.x. */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(7, 0, 0)
 	DEFINE(ZRAM_PP_MARK, ZRAM_UNDER_WB);
@@ -122,6 +136,8 @@ void zram_rs_c_layout(void)
 	DEFINE(ZRAM_HUGE, -1);
 	DEFINE(ZRAM_IDLE, -1);
 	DEFINE(ZRAM_WB, -1);
+	DEFINE(ZRAM_INCOMPRESSIBLE, -1);
+	DEFINE(ZRAM_COMP_PRIORITY_BIT1, -1);
 	DEFINE(ZRAM_PP_MARK, -1);
 	DEFINE(NR_ZRAM_PAGEFLAGS, -1);
 	DEFINE(ZRAM_LOGICAL_BLOCK_SIZE, -1);

@@ -73,6 +73,7 @@ extern "C" {
     ) -> c_ulong;
     pub(crate) fn zs_free(pool: *mut ZsPoolRaw, handle: c_ulong);
     pub(crate) fn zs_huge_class_size(pool: *mut ZsPoolRaw) -> usize;
+    pub(crate) fn zs_lookup_class_index(pool: *mut ZsPoolRaw, size: c_uint) -> c_uint;
     #[cfg(not(zram_rs_zs_obj_rw))]
     pub(crate) fn zs_map_object(pool: *mut ZsPoolRaw, handle: c_ulong, mm: c_uint) -> *mut c_void;
     #[cfg(not(zram_rs_zs_obj_rw))]
@@ -175,6 +176,94 @@ extern "C" {
         src_size: usize,
     ) -> usize;
     pub(crate) fn zstd_is_error(code: usize) -> c_uint;
+    // With a dictionary (C zram's `dict=`): contexts and dictionaries in memory from
+    // `ZstdCustomMem`'s functions.
+    pub(crate) fn zstd_get_cparams(
+        level: c_int,
+        estimated_src_size: u64,
+        dict_size: usize,
+    ) -> ZstdCompressionParameters;
+    pub(crate) fn zstd_create_cdict_byreference(
+        dict: *const c_void,
+        dict_size: usize,
+        cparams: ZstdCompressionParameters,
+        custom_mem: ZstdCustomMem,
+    ) -> *mut c_void;
+    pub(crate) fn zstd_free_cdict(cdict: *mut c_void) -> usize;
+    pub(crate) fn zstd_create_ddict_byreference(
+        dict: *const c_void,
+        dict_size: usize,
+        custom_mem: ZstdCustomMem,
+    ) -> *mut c_void;
+    pub(crate) fn zstd_free_ddict(ddict: *mut c_void) -> usize;
+    pub(crate) fn zstd_create_cctx_advanced(custom_mem: ZstdCustomMem) -> *mut c_void;
+    pub(crate) fn zstd_free_cctx(cctx: *mut c_void) -> usize;
+    pub(crate) fn zstd_create_dctx_advanced(custom_mem: ZstdCustomMem) -> *mut c_void;
+    pub(crate) fn zstd_free_dctx(dctx: *mut c_void) -> usize;
+    pub(crate) fn zstd_compress_using_cdict(
+        cctx: *mut c_void,
+        dst: *mut u8,
+        dst_capacity: usize,
+        src: *const u8,
+        src_size: usize,
+        cdict: *const c_void,
+    ) -> usize;
+    pub(crate) fn zstd_decompress_using_ddict(
+        dctx: *mut c_void,
+        dst: *mut u8,
+        dst_capacity: usize,
+        src: *const u8,
+        src_size: usize,
+        ddict: *const c_void,
+    ) -> usize;
+    // LZ4 and LZ4HC with a dictionary: streams primed with it.
+    pub(crate) fn LZ4_loadDict(
+        stream: *mut c_void,
+        dictionary: *const u8,
+        dict_size: c_int,
+    ) -> c_int;
+    pub(crate) fn LZ4_compress_fast_continue(
+        stream: *mut c_void,
+        src: *const u8,
+        dst: *mut u8,
+        src_size: c_int,
+        dst_capacity: c_int,
+        acceleration: c_int,
+    ) -> c_int;
+    pub(crate) fn LZ4_resetStreamHC(stream: *mut c_void, level: c_int);
+    pub(crate) fn LZ4_loadDictHC(
+        stream: *mut c_void,
+        dictionary: *const u8,
+        dict_size: c_int,
+    ) -> c_int;
+    pub(crate) fn LZ4_compress_HC_continue(
+        stream: *mut c_void,
+        src: *const u8,
+        dst: *mut u8,
+        src_size: c_int,
+        dst_capacity: c_int,
+    ) -> c_int;
+    pub(crate) fn LZ4_setStreamDecode(
+        stream: *mut c_void,
+        dictionary: *const u8,
+        dict_size: c_int,
+    ) -> c_int;
+    pub(crate) fn LZ4_decompress_safe_continue(
+        stream: *mut c_void,
+        src: *const u8,
+        dst: *mut u8,
+        compressed_size: c_int,
+        dst_capacity: c_int,
+    ) -> c_int;
+    // A file read whole (`include/linux/kernel_read_file.h`), in `vmalloc` memory.
+    pub(crate) fn kernel_read_file_from_path(
+        path: *const c_char,
+        offset: i64,
+        buf: *mut *mut c_void,
+        buf_size: usize,
+        file_size: *mut usize,
+        id: c_uint,
+    ) -> isize;
     pub(crate) fn zlib_deflate_workspacesize(window_bits: c_int, mem_level: c_int) -> c_int;
     pub(crate) fn zlib_deflateInit2(
         strm: *mut ZStream,
@@ -308,6 +397,25 @@ pub(crate) struct ZstdParameters {
     pub(crate) no_dict_id_flag: c_int,
 }
 
+/// `zstd_custom_mem` (`ZSTD_customMem`): the allocator zstd uses for contexts and dictionaries
+/// made with it.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub(crate) struct ZstdCustomMem {
+    pub(crate) custom_alloc: unsafe extern "C" fn(opaque: *mut c_void, size: usize) -> *mut c_void,
+    pub(crate) custom_free: unsafe extern "C" fn(opaque: *mut c_void, address: *mut c_void),
+    pub(crate) opaque: *mut c_void,
+}
+
+/// The sizes of LZ4's stream states (`LZ4_stream_t`, `LZ4_streamHC_t`, `LZ4_streamDecode_t`),
+/// unions of 8-byte words.
+pub(crate) const LZ4_STREAM_SIZE: usize = ((1 << (14 - 3)) + 4) * 8;
+pub(crate) const LZ4_STREAMHC_SIZE: usize = 262192;
+pub(crate) const LZ4_STREAMDECODE_SIZE: usize = 4 * 8;
+
+/// `READING_POLICY` of `enum kernel_read_file_id`: what C zram reads a dictionary as.
+pub(crate) const READING_POLICY: c_uint = 5;
+
 /// `struct z_stream_s` (`include/linux/zlib.h`).
 #[repr(C)]
 pub(crate) struct ZStream {
@@ -377,6 +485,10 @@ pub(crate) const GFP_POOL_OBJECT_FAST: bindings::gfp_t =
         | gfp_bit(bindings::___GFP_NOWARN_BIT)
         | gfp_bit(bindings::___GFP_HIGHMEM_BIT)
         | gfp_bit(bindings::___GFP_MOVABLE_BIT);
+/// `GFP_NOIO | __GFP_NOWARN | __GFP_HIGHMEM | __GFP_MOVABLE`: C zram 7.x's recompression
+/// allocation (may reclaim; a failure keeps the old object, quietly).
+pub(crate) const GFP_POOL_OBJECT_QUIET: bindings::gfp_t =
+    GFP_POOL_OBJECT | gfp_bit(bindings::___GFP_NOWARN_BIT);
 /// `GFP_NOIO`: for bounce pages on the I/O path.
 pub(crate) const GFP_NOIO: bindings::gfp_t =
     gfp_bit(bindings::___GFP_DIRECT_RECLAIM_BIT) | gfp_bit(bindings::___GFP_KSWAPD_RECLAIM_BIT);
@@ -439,6 +551,14 @@ same_as_c! {
     LZ4HC_DEFAULT_CLEVEL => LZ4HC_DEFAULT_CLEVEL,
     LZ4HC_MAX_CLEVEL => LZ4HC_MAX_CLEVEL,
     SW842_MEM_COMPRESS => SW842_MEM_COMPRESS,
+    size_of::<ZstdCustomMem>() => ZSTD_CUSTOM_MEM_SIZE,
+    offset_of!(ZstdCustomMem, custom_alloc) => ZSTD_CUSTOM_MEM_ALLOC,
+    offset_of!(ZstdCustomMem, custom_free) => ZSTD_CUSTOM_MEM_FREE,
+    offset_of!(ZstdCustomMem, opaque) => ZSTD_CUSTOM_MEM_OPAQUE,
+    LZ4_STREAM_SIZE => LZ4_STREAM_SIZE,
+    LZ4_STREAMHC_SIZE => LZ4_STREAMHC_SIZE,
+    LZ4_STREAMDECODE_SIZE => LZ4_STREAMDECODE_SIZE,
+    READING_POLICY => READING_POLICY,
     BLK_STS_OK => BLK_STS_OK,
     BLK_STS_NOTSUPP => BLK_STS_NOTSUPP,
     BLK_STS_IOERR => BLK_STS_IOERR,
@@ -448,4 +568,5 @@ same_as_c! {
     GFP_NOIO => GFP_NOIO_VALUE,
     GFP_POOL_OBJECT_FAST => GFP_POOL_OBJECT_FAST,
     GFP_POOL_OBJECT => GFP_POOL_OBJECT,
+    GFP_POOL_OBJECT_QUIET => GFP_POOL_OBJECT_QUIET,
 }

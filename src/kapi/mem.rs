@@ -11,7 +11,7 @@ use kernel::alloc::{Flags, VVec};
 use kernel::bindings;
 use kernel::prelude::*;
 
-pub(crate) use ffi::{GFP_POOL_OBJECT, GFP_POOL_OBJECT_FAST};
+pub(crate) use ffi::{GFP_POOL_OBJECT, GFP_POOL_OBJECT_FAST, GFP_POOL_OBJECT_QUIET};
 
 /// `flush_dcache_page()`: after the CPU wrote to a page that may be mapped to user space (a
 /// read's destination), as C zram does after every read. Nothing on x86_64, where the C

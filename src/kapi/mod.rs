@@ -16,6 +16,7 @@ pub(crate) mod debugfs;
 pub(crate) mod disk;
 pub(crate) mod disk_attr;
 mod ffi;
+pub(crate) mod file;
 pub(crate) mod lockdep;
 pub(crate) mod lz4;
 pub(crate) mod lzo;
@@ -53,6 +54,10 @@ pub(crate) mod c_zram {
         pub(crate) wb: i64,
         /// `ZRAM_UNDER_WB` (6.12) or `ZRAM_PP_SLOT` (7.x).
         pub(crate) pp_mark: i64,
+        /// `ZRAM_INCOMPRESSIBLE`.
+        pub(crate) incompressible: i64,
+        /// `ZRAM_COMP_PRIORITY_BIT1`.
+        pub(crate) priority_bit1: i64,
         /// `__NR_ZRAM_PAGEFLAGS`.
         pub(crate) count: i64,
     }
@@ -70,6 +75,8 @@ pub(crate) mod c_zram {
             idle: c::ZRAM_IDLE,
             wb: c::ZRAM_WB,
             pp_mark: c::ZRAM_PP_MARK,
+            incompressible: c::ZRAM_INCOMPRESSIBLE,
+            priority_bit1: c::ZRAM_COMP_PRIORITY_BIT1,
             count: c::NR_ZRAM_PAGEFLAGS,
         })
     };

@@ -218,6 +218,14 @@ impl ZsPool {
         unsafe { ffi::zs_huge_class_size(self.raw.as_ptr()) }
     }
 
+    /// The index of the size class that holds objects of `size` bytes (0 for sizes that do
+    /// not fit a `u32`, which no object has).
+    pub(crate) fn class_index(&self, size: usize) -> u32 {
+        let size = u32::try_from(size).unwrap_or(0);
+        // SAFETY: live pool (type invariant); any size is looked up, none is allocated.
+        unsafe { ffi::zs_lookup_class_index(self.raw.as_ptr(), size) }
+    }
+
     /// Runs compaction; returns the pages it freed.
     pub(crate) fn compact(&self) -> u64 {
         // SAFETY: live pool (type invariant).

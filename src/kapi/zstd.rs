@@ -2,13 +2,19 @@
 //! The zstd library (`lib/zstd`, `include/linux/zstd.h`): one-shot compression with a
 //! [`CompressContext`] and decompression with a [`DecompressContext`], each context built in a
 //! workspace it owns, sized by the library's bound; and the library's default level. The
-//! library needs no call to free a context: dropping its workspace does.
+//! library needs no call to free a context: dropping its workspace does. With a dictionary (C
+//! zram's `dict=`), a [`DigestedDict`] made once per device's algorithm refers to the
+//! dictionary's bytes, and each stream's [`DictContext`] compresses and decompresses with it;
+//! both live in memory the library asks for through [`CUSTOM_MEM`] and are freed when dropped.
 
+use super::file::FileContents;
 use super::{ffi, mem};
 use core::ptr::NonNull;
-use kernel::alloc::VVec;
+use kernel::alloc::flags::{__GFP_NOWARN, __GFP_ZERO, GFP_KERNEL};
+use kernel::alloc::{KVVec, VVec};
 use kernel::ffi::{c_int, c_void};
 use kernel::prelude::*;
+use kernel::sync::Arc;
 
 /// `zstd_default_clevel()`: the level used when none is asked for.
 pub(crate) fn default_level() -> c_int {
@@ -143,5 +149,243 @@ impl DecompressContext {
             return Err(EIO);
         }
         Ok(())
+    }
+}
+
+/// The allocator zstd uses for contexts and dictionaries made with a dictionary (C zram's
+/// `zstd_custom_mem`). zstd calls it when a context or a digested dictionary is made and when
+/// a context first compresses (never to decompress into a flat buffer): from a stream's user,
+/// which may be writing a swapped-out page, so its memory comes without I/O (`GFP_NOIO`, as C
+/// zram 7.x) and without a warning when there is none (the compression then fails).
+pub(crate) const CUSTOM_MEM: ffi::ZstdCustomMem = ffi::ZstdCustomMem {
+    custom_alloc,
+    custom_free,
+    opaque: core::ptr::null_mut(),
+};
+
+/// The length, in words, of the header before each block [`custom_alloc`] hands out: the
+/// block's capacity in words, for [`custom_free`].
+const HEADER_WORDS: usize = 1;
+
+/// `customAlloc`: `size` zeroed bytes, 8-byte aligned, or NULL.
+///
+/// # Safety
+///
+/// Called by zstd only, as its allocator.
+unsafe extern "C" fn custom_alloc(_opaque: *mut c_void, size: usize) -> *mut c_void {
+    let Some(words) = size
+        .div_ceil(core::mem::size_of::<u64>())
+        .checked_add(HEADER_WORDS)
+    else {
+        return core::ptr::null_mut();
+    };
+    let Ok(mut block) =
+        mem::noio(|| KVVec::<u64>::with_capacity(words, GFP_KERNEL | __GFP_NOWARN | __GFP_ZERO))
+    else {
+        return core::ptr::null_mut();
+    };
+    let capacity = block.capacity();
+    let Ok(header) = u64::try_from(capacity) else {
+        return core::ptr::null_mut();
+    };
+    // The header word: pushed within the capacity, so no allocation.
+    if block.push(header, GFP_KERNEL).is_err() {
+        return core::ptr::null_mut();
+    }
+    let (base, _len, _capacity) = block.into_raw_parts();
+    // SAFETY: the block holds at least `HEADER_WORDS + size / 8` words; the result stays
+    // inside it.
+    unsafe { base.add(HEADER_WORDS) }.cast()
+}
+
+/// `customFree`: frees a block from [`custom_alloc`]; NULL is ignored.
+///
+/// # Safety
+///
+/// Called by zstd only, with NULL or a pointer [`custom_alloc`] returned and not yet freed.
+unsafe extern "C" fn custom_free(_opaque: *mut c_void, address: *mut c_void) {
+    if address.is_null() {
+        return;
+    }
+    // SAFETY: `address` is `HEADER_WORDS` words into a block from `custom_alloc` (caller's
+    // promise), so stepping back stays inside it and reaches its header.
+    let base = unsafe { address.cast::<u64>().sub(HEADER_WORDS) };
+    // SAFETY: the header holds the block's capacity, written by `custom_alloc`.
+    let capacity = unsafe { base.read() } as usize;
+    // SAFETY: `base` and `capacity` are those of a `KVVec<u64>` that `custom_alloc` gave up with
+    // `into_raw_parts`; a length of 0 drops no element; the vector frees the block once.
+    drop(unsafe { KVVec::from_raw_parts(base, 0, capacity) });
+}
+
+/// A dictionary digested for compression at one level (`zstd_cdict`) and for decompression
+/// (`zstd_ddict`), both referring to the dictionary's bytes and in memory from [`CUSTOM_MEM`]:
+/// made once for all the streams of a device's algorithm (C's `setup_params`), as only read
+/// while compressing and decompressing.
+///
+/// # Invariants
+///
+/// `cdict` came from `zstd_create_cdict_byreference()` and `ddict` from
+/// `zstd_create_ddict_byreference()` over the bytes of `_dict`, which live as long as `self`;
+/// both are freed only by `drop`.
+pub(crate) struct DigestedDict {
+    cdict: NonNull<c_void>,
+    ddict: NonNull<c_void>,
+    _dict: Arc<FileContents>,
+}
+
+// SAFETY: the digested dictionaries are the value's own and freed once; zstd only reads them
+// while compressing or decompressing, so they may be used from several threads at once.
+unsafe impl Send for DigestedDict {}
+// SAFETY: as above: shared use only reads them.
+unsafe impl Sync for DigestedDict {}
+
+impl DigestedDict {
+    /// `dict` digested for compression at `level`, with the parameters `zstd_get_cparams()`
+    /// chooses for one page and this dictionary (C zram's), and for decompression. `EINVAL`
+    /// when the library fails (out of memory among others), `ENOMEM` without memory for the
+    /// value.
+    pub(crate) fn new(level: c_int, dict: Arc<FileContents>) -> Result<Arc<Self>> {
+        let bytes = dict.as_slice();
+        // SAFETY: computes parameters; no preconditions.
+        let cparams =
+            unsafe { ffi::zstd_get_cparams(level, kernel::page::PAGE_SIZE as u64, bytes.len()) };
+        // SAFETY: `bytes` is readable for its length and outlives the digested dictionary,
+        // which refers to it (`dict` is kept with it below).
+        let cdict = unsafe {
+            ffi::zstd_create_cdict_byreference(
+                bytes.as_ptr().cast(),
+                bytes.len(),
+                cparams,
+                CUSTOM_MEM,
+            )
+        };
+        let cdict = NonNull::new(cdict).ok_or(EINVAL)?;
+        // SAFETY: as above, for decompression.
+        let ddict = unsafe {
+            ffi::zstd_create_ddict_byreference(bytes.as_ptr().cast(), bytes.len(), CUSTOM_MEM)
+        };
+        let Some(ddict) = NonNull::new(ddict) else {
+            // SAFETY: `cdict` was made above and is not used again.
+            unsafe { ffi::zstd_free_cdict(cdict.as_ptr()) };
+            return Err(EINVAL);
+        };
+        // INVARIANT: both made above, over `dict`'s bytes; if the allocation below fails, the
+        // value is dropped, which frees them.
+        Ok(Arc::new(
+            Self {
+                cdict,
+                ddict,
+                _dict: dict,
+            },
+            GFP_KERNEL,
+        )?)
+    }
+}
+
+impl Drop for DigestedDict {
+    fn drop(&mut self) {
+        // SAFETY: both were made by the library and no context uses them any more (each
+        // context holds the `Arc` while it uses them) (type invariant).
+        unsafe { ffi::zstd_free_cdict(self.cdict.as_ptr()) };
+        // SAFETY: as above.
+        unsafe { ffi::zstd_free_ddict(self.ddict.as_ptr()) };
+    }
+}
+
+/// A stream's compression and decompression contexts for a [`DigestedDict`], made with
+/// [`CUSTOM_MEM`].
+///
+/// # Invariants
+///
+/// `cctx` came from `zstd_create_cctx_advanced()` and `dctx` from
+/// `zstd_create_dctx_advanced()`; both are freed only by `drop`.
+pub(crate) struct DictContext {
+    cctx: NonNull<c_void>,
+    dctx: NonNull<c_void>,
+    dict: Arc<DigestedDict>,
+}
+
+// SAFETY: the contexts are the value's own, used only through `&mut self`; zstd contexts are not
+// tied to a thread; the digested dictionary is `Sync`.
+unsafe impl Send for DictContext {}
+
+impl DictContext {
+    /// Contexts compressing and decompressing with `dict`. `EINVAL` when the library fails.
+    pub(crate) fn new(dict: Arc<DigestedDict>) -> Result<Self> {
+        // SAFETY: makes a context with the allocator above; no other precondition.
+        let cctx =
+            NonNull::new(unsafe { ffi::zstd_create_cctx_advanced(CUSTOM_MEM) }).ok_or(EINVAL)?;
+        // SAFETY: as above.
+        let Some(dctx) = NonNull::new(unsafe { ffi::zstd_create_dctx_advanced(CUSTOM_MEM) }) else {
+            // SAFETY: `cctx` was made above and is not used again.
+            unsafe { ffi::zstd_free_cctx(cctx.as_ptr()) };
+            return Err(EINVAL);
+        };
+        // INVARIANT: both made above.
+        Ok(Self { cctx, dctx, dict })
+    }
+
+    /// The digested dictionary, for the device's other streams.
+    pub(crate) fn dict(&self) -> &Arc<DigestedDict> {
+        &self.dict
+    }
+
+    /// `zstd_compress_using_cdict()`: compresses `src` into `dst` as one frame; returns the
+    /// compressed length. `EINVAL` when the library fails (`dst` too small, out of memory: the
+    /// first compression allocates the context's work memory, so it must not run in atomic
+    /// context, and no compression does).
+    pub(crate) fn compress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+        // SAFETY: the context is alive (type invariant) and used by this call only (`&mut
+        // self`); the digested dictionary is alive (`self.dict`) and only read; `src` is
+        // readable and `dst` writable for their lengths (the library writes no more).
+        let ret = unsafe {
+            ffi::zstd_compress_using_cdict(
+                self.cctx.as_ptr(),
+                dst.as_mut_ptr(),
+                dst.len(),
+                src.as_ptr(),
+                src.len(),
+                self.dict.cdict.as_ptr(),
+            )
+        };
+        // SAFETY: classifies a return value; no preconditions.
+        if unsafe { ffi::zstd_is_error(ret) } != 0 {
+            return Err(EINVAL);
+        }
+        Ok(ret)
+    }
+
+    /// `zstd_decompress_using_ddict()`: decompresses the frame in `src` into the whole of
+    /// `dst`. `EIO` when `src` is not a valid frame or does not decompress to exactly
+    /// `dst.len()` bytes. Allocates nothing (one-shot decompression into a flat buffer uses
+    /// the context made at creation), so it may run under a slot lock, as reads do.
+    pub(crate) fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Result {
+        // SAFETY: the context is alive (type invariant) and used by this call only (`&mut
+        // self`); the digested dictionary is alive and only read; `src` is readable and `dst`
+        // writable for their lengths (the library checks its input and writes no more).
+        let ret = unsafe {
+            ffi::zstd_decompress_using_ddict(
+                self.dctx.as_ptr(),
+                dst.as_mut_ptr(),
+                dst.len(),
+                src.as_ptr(),
+                src.len(),
+                self.dict.ddict.as_ptr(),
+            )
+        };
+        // An error is a value near `SIZE_MAX`, which no slice length equals.
+        if ret != dst.len() {
+            return Err(EIO);
+        }
+        Ok(())
+    }
+}
+
+impl Drop for DictContext {
+    fn drop(&mut self) {
+        // SAFETY: both were made by the library and are not used again (type invariant).
+        unsafe { ffi::zstd_free_cctx(self.cctx.as_ptr()) };
+        // SAFETY: as above.
+        unsafe { ffi::zstd_free_dctx(self.dctx.as_ptr()) };
     }
 }

@@ -6,7 +6,7 @@
 use super::Zram;
 use crate::kapi::cpu;
 use crate::kapi::debugfs::Records;
-use crate::slot::SlotContent;
+use crate::slot::{Priority, SlotContent};
 use crate::stats::BlockState;
 use kernel::prelude::*;
 
@@ -34,8 +34,8 @@ impl Records for Zram {
                     written_back: matches!(content, SlotContent::WrittenBack(_)),
                     huge: slot.huge_mark(),
                     idle: slot.is_idle(),
-                    recompressed: false,
-                    incompressible: false,
+                    recompressed: slot.priority() != Priority::PRIMARY,
+                    incompressible: slot.is_incompressible(),
                 };
                 let rest = out.get_mut(written..).unwrap_or_default();
                 let Some(len) = state.write_into(rest) else {

@@ -6,18 +6,21 @@
 //! A writeback runs without `init_lock` (so that `mm_stat` and the other attributes answer
 //! while it runs), holding the storage through its own reference and marked as the device's
 //! post-processing in progress; `reset` waits for it under `init_lock`. A page being written
-//! back keeps its slot's content, marked ([`SlotGuard::begin_writeback`]); the slot changes to
+//! back keeps its slot's content, marked ([`SlotGuard::set_mark`]); the slot changes to
 //! the written-back block only if the mark survived the write, that is if nobody changed,
 //! freed or read the page meanwhile (C's `ZRAM_UNDER_WB` / `ZRAM_PP_SLOT`). A failed write
 //! leaves the page in memory.
 
-use super::{read_locked, Chain, Config, SlotGuard, Storage, StreamGuard, Zram, PAGE_SIZE};
+use super::{
+    lock_with_stream, read_locked, Chain, Config, SlotGuard, Storage, StreamGuard, Zram, PAGE_SIZE,
+};
 use crate::blocks::{self, BlockMap};
 use crate::kapi::bdev::{self, BackingDev};
 use crate::kapi::bounce::BouncePage;
 use crate::kapi::page_writes::{self, PageWrites};
 use crate::kapi::{cpu, mem};
 use crate::slot::SlotContent;
+use crate::table::Mark;
 use crate::writeback_args::{self, Filter, Refused, Request6_12, Scan};
 use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use kernel::alloc::flags::{GFP_KERNEL, GFP_NOWAIT};
@@ -80,11 +83,12 @@ pub(super) struct WritebackState {
     /// objects. Changed only under `init_lock` while not initialised; each initialisation
     /// takes it for its storage.
     compressed: AtomicBool,
-    /// A writeback runs (C's `pp_in_progress`). Set and cleared under `init_lock`.
-    running: AtomicBool,
+    /// A post-processing, writeback or recompression, runs (C's `pp_in_progress`). Set and
+    /// cleared under `init_lock`.
+    pub(super) running: AtomicBool,
     /// Signalled, under `init_lock`, when `running` clears.
     #[pin]
-    finished: CondVar,
+    pub(super) finished: CondVar,
 }
 
 impl WritebackState {
@@ -148,8 +152,9 @@ impl WritebackState {
     }
 }
 
-/// The mark of a writeback in progress; clears it, under `init_lock`, on drop.
-struct Running<'a>(&'a Zram);
+/// The mark of a post-processing (writeback or recompression) in progress; clears it, under
+/// `init_lock`, on drop.
+pub(super) struct Running<'a>(pub(super) &'a Zram);
 
 impl Drop for Running<'_> {
     fn drop(&mut self) {
@@ -174,13 +179,15 @@ impl From<Refused> for Error {
     }
 }
 
-/// Whether a slot with `content` (and the idle mark `idle`) is one `filter` writes back:
-/// stored in the pool (neither same-filled nor written back already), idle or huge if asked.
-/// No page is marked incompressible without recompression, so `incompressible` takes none.
-fn wanted(filter: Filter, content: SlotContent, idle: bool) -> bool {
+/// Whether the locked `slot`, holding `content`, is one `filter` writes back: stored in the
+/// pool (neither same-filled nor written back already), and idle, huge or incompressible (no
+/// recompression algorithm stores it smaller) where asked.
+fn wanted(filter: Filter, content: SlotContent, slot: &SlotGuard<'_>) -> bool {
     match content {
         SlotContent::Stored { huge, .. } => {
-            (!filter.idle || idle) && (!filter.huge || huge) && !filter.incompressible
+            (!filter.idle || slot.is_idle())
+                && (!filter.huge || huge)
+                && (!filter.incompressible || slot.is_incompressible())
         }
         SlotContent::Empty | SlotContent::Same(_) | SlotContent::WrittenBack(_) => false,
     }
@@ -461,7 +468,9 @@ impl Zram {
                         self.collect_all(storage, backing, &mut writes, &mut result);
                     }
                     result = Err(EIO);
-                    unmark(storage, index, marked);
+                    if marked {
+                        unmark(storage, index, Mark::Writeback);
+                    }
                     break;
                 }
                 if writes.full() {
@@ -480,12 +489,16 @@ impl Zram {
                 }
                 let Some(target) = target else {
                     result = Err(ENOSPC);
-                    unmark(storage, index, marked);
+                    if marked {
+                        unmark(storage, index, Mark::Writeback);
+                    }
                     break;
                 };
                 block = Some(target);
                 let Some(page) = writes.page() else {
-                    unmark(storage, index, marked);
+                    if marked {
+                        unmark(storage, index, Mark::Writeback);
+                    }
                     break;
                 };
                 if !self.read_for_writeback(storage, index, marked, filter, page) {
@@ -508,7 +521,9 @@ impl Zram {
             }
             // The slots marked for this writeback that it did not reach.
             for (index, marked) in indexes {
-                unmark(storage, index, marked);
+                if marked {
+                    unmark(storage, index, Mark::Writeback);
+                }
             }
             if let Some(unused) = block {
                 backing.release(unused);
@@ -541,31 +556,29 @@ impl Zram {
         filter: Filter,
         page: &mut BouncePage,
     ) -> bool {
-        // The stream first: taking it may sleep, the slot lock may not.
-        let mut stream = storage.streams.get();
-        let Some(mut slot) = storage.pages.lock(index) else {
-            return false;
-        };
-        let content = slot.content();
-        let qualifies = if marked {
-            slot.writeback_intact()
-        } else {
-            !slot.writeback_intact() && wanted(filter, content, slot.is_idle())
-        };
-        if !qualifies {
-            return false;
-        }
-        slot.begin_writeback();
-        let read = if storage.compressed_writeback {
-            read_object_locked(&slot, page.bytes_mut(), &mut stream)
-        } else {
-            read_locked(&slot, content, index, page.bytes_mut(), &mut stream)
-        };
-        if read.is_err() {
-            give_up(&mut slot);
-            return false;
-        }
-        true
+        let read = lock_with_stream(storage, index, |slot, stream| {
+            let content = slot.content();
+            let qualifies = if marked {
+                slot.has_mark(Mark::Writeback)
+            } else {
+                !slot.has_mark(Mark::Writeback) && wanted(filter, content, slot)
+            };
+            if !qualifies {
+                return false;
+            }
+            slot.set_mark(Mark::Writeback);
+            let read = if storage.compressed_writeback {
+                read_object_locked(slot, page.bytes_mut(), stream)
+            } else {
+                read_locked(slot, content, index, page.bytes_mut(), stream)
+            };
+            if read.is_err() {
+                give_up(slot);
+                return false;
+            }
+            true
+        });
+        read.is_some_and(|(_stream, read)| read)
     }
 
     /// Ends the write `pending` with its result `written`: the slot names the block if the
@@ -595,11 +608,11 @@ impl Zram {
             return Err(error);
         }
         self.stats.bd_writes.fetch_add(1, Relaxed);
-        let Some(mut slot) = slot.filter(|slot| slot.writeback_intact()) else {
+        let Some(mut slot) = slot.filter(|slot| slot.has_mark(Mark::Writeback)) else {
             backing.release(block);
             return Ok(());
         };
-        slot.end_writeback();
+        slot.clear_mark(Mark::Writeback);
         self.stats.stored_written_back();
         let old = slot.store_written_back(block);
         drop(slot);
@@ -650,20 +663,19 @@ fn read_object_locked(
 /// already), as C 7.3's `decompress_bdev_page()`. A slot that changed meanwhile is `EIO`, with
 /// the page zeroed, as in C.
 fn decompress_back(storage: &Storage, index: usize, block: usize, page: &mut [u8]) -> Result {
-    // The stream first: taking it may sleep, the slot lock may not.
-    let mut stream = storage.streams.get();
-    let object = storage
-        .pages
-        .lock(index)
-        .and_then(|slot| slot.written_back_object())
-        .filter(|&(named, _, _)| named == block);
-    let Some((_, size, huge)) = object else {
+    // With a stream of the algorithm that compressed the object.
+    let found = lock_with_stream(storage, index, |slot, _| {
+        slot.written_back_object()
+            .filter(|object| object.block == block)
+    });
+    let Some((mut stream, Some(object))) = found else {
         page.fill(0);
         return Err(EIO);
     };
-    if huge {
+    if object.huge {
         return Ok(());
     }
+    let size = object.size;
     let (scratch, decompressor) = stream.scratch_and_decompressor();
     let whole = scratch.get_mut(..PAGE_SIZE).ok_or(EIO)?;
     let result = decompressor.decompress(page.get(..size).ok_or(EIO)?, whole);
@@ -678,18 +690,16 @@ fn decompress_back(storage: &Storage, index: usize, block: usize, page: &mut [u8
 /// A writeback of a slot that failed: the mark goes, and on 6.12 the idle mark with it (C 6.12
 /// marks the slot idle when it starts and unmarks it when the page stays).
 fn give_up(slot: &mut SlotGuard<'_>) {
-    slot.end_writeback();
+    slot.clear_mark(Mark::Writeback);
     if !cfg!(zram_abi_7_3) {
         slot.unmark_idle();
     }
 }
 
-/// Takes away the writeback mark of slot `index` if this writeback set it.
-fn unmark(storage: &Storage, index: usize, marked: bool) {
-    if marked {
-        if let Some(mut slot) = storage.pages.lock(index) {
-            slot.end_writeback();
-        }
+/// Takes `mark` away from slot `index`.
+pub(super) fn unmark(storage: &Storage, index: usize, mark: Mark) {
+    if let Some(mut slot) = storage.pages.lock(index) {
+        slot.clear_mark(mark);
     }
 }
 
@@ -698,30 +708,54 @@ const BUCKET_BYTES: usize = 64;
 /// No further entry in a bucket's list.
 const END: usize = usize::MAX;
 
-/// C 7.3's selection: every slot of the scans that their filter wants, marked; returned as
-/// indexes in the order C writes them back. C files each slot at the head of the list of its
-/// size's bucket (64-byte ranges) and takes the highest non-empty bucket's head first; the
-/// lists here are the same, as links between entries. Running out of memory stops the
-/// selection quietly, as in C, and what was selected is written back.
+/// C 7.3's selection for `writeback`: every slot of the scans that their filter wants,
+/// marked, in the order C writes them back ([`select_slots`]).
 fn mark_candidates(storage: &Storage, scans: &[Scan]) -> Result<VVec<usize>> {
+    select_slots(
+        storage,
+        scans.iter().filter_map(|scan| {
+            let (Ok(start), Ok(end)) = (usize::try_from(scan.start), usize::try_from(scan.end))
+            else {
+                return None;
+            };
+            let filter = scan.filter;
+            Some((start..end, move |slot: &SlotGuard<'_>, content| {
+                wanted(filter, content, slot)
+            }))
+        }),
+        Mark::Writeback,
+    )
+}
+
+/// C 7.3's selection of slots for post-processing: every slot in each range whose predicate
+/// wants it (and that holds an object not marked already), marked with `mark`; returned as
+/// indexes in the order C processes them. C files each slot at the head of the list of its
+/// size's bucket (64-byte ranges) and takes the highest non-empty bucket's head first; the
+/// lists here are the same, as links between entries. Running out of memory stops the selection quietly, as
+/// in C, and what was selected is processed.
+pub(super) fn select_slots<P>(
+    storage: &Storage,
+    ranges: impl Iterator<Item = (core::ops::Range<usize>, P)>,
+    mark: Mark,
+) -> Result<VVec<usize>>
+where
+    P: Fn(&SlotGuard<'_>, SlotContent) -> bool,
+{
     let mut heads = KVec::from_elem(END, PAGE_SIZE / BUCKET_BYTES + 1, GFP_KERNEL)?;
     // (index, next entry of its bucket)
     let mut entries: VVec<(usize, usize)> = VVec::new();
-    'scans: for scan in scans {
-        let (Ok(start), Ok(end)) = (usize::try_from(scan.start), usize::try_from(scan.end)) else {
-            continue;
-        };
-        for index in start..end.min(storage.pages.pages()) {
+    'ranges: for (range, wants) in ranges {
+        for index in range.start..range.end.min(storage.pages.pages()) {
             // Room for one more before the slot lock, under which nothing may sleep: the push
             // below then never allocates.
             if entries.reserve(1, GFP_KERNEL).is_err() {
-                break 'scans;
+                break 'ranges;
             }
             let Some(mut slot) = storage.pages.lock(index) else {
                 continue;
             };
             let content = slot.content();
-            if slot.writeback_intact() || !wanted(scan.filter, content, slot.is_idle()) {
+            if slot.has_mark(mark) || !wants(&slot, content) {
                 continue;
             }
             let SlotContent::Stored { size, .. } = content else {
@@ -732,16 +766,16 @@ fn mark_candidates(storage: &Storage, scans: &[Scan]) -> Result<VVec<usize>> {
             };
             let entry = entries.len();
             if entries.push((index, *head), GFP_NOWAIT).is_err() {
-                break 'scans;
+                break 'ranges;
             }
             *head = entry;
-            slot.begin_writeback();
+            slot.set_mark(mark);
         }
     }
     let mut ordered = VVec::new();
     if ordered.reserve(entries.len(), GFP_KERNEL).is_err() {
         for &(index, _) in entries.iter() {
-            unmark(storage, index, true);
+            unmark(storage, index, mark);
         }
         return Err(ENOMEM);
     }

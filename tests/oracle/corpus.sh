@@ -89,8 +89,8 @@ record() {
 	echo "$key -> $result | $state"
 }
 
-attributes="disksize initstate reset compact mem_limit mem_used_max idle max_comp_streams comp_algorithm io_stat mm_stat debug_stat algorithm_params backing_dev writeback writeback_limit writeback_limit_enable bd_stat"
-writable="disksize reset compact mem_limit mem_used_max idle max_comp_streams comp_algorithm algorithm_params backing_dev writeback writeback_limit writeback_limit_enable"
+attributes="disksize initstate reset compact mem_limit mem_used_max idle max_comp_streams comp_algorithm io_stat mm_stat debug_stat algorithm_params backing_dev writeback writeback_limit writeback_limit_enable bd_stat recomp_algorithm recompress"
+writable="disksize reset compact mem_limit mem_used_max idle max_comp_streams comp_algorithm algorithm_params backing_dev writeback writeback_limit writeback_limit_enable recomp_algorithm recompress"
 # 7.x's writeback attributes (C 6.12 has neither; zram_rs has writeback_batch_size there too,
 # checked against C 7.3's answers in 87-writeback).
 if [ "$(uname -r | cut -d. -f1)" -ge 7 ]; then
@@ -102,7 +102,8 @@ values=($'\n' " " "garbage" "-1" "0" "1" "+1" $'1\n' $'1\n\n' "1 " "2" "65535" "
 	"4096" "4097" "64M" "1K" "0x10" "010" "18446744073709551616" "18446744073709551615" "1E" \
 	"99999999999999999999999" "lz4" $'lz4\n' "LZ4" "lzo" "zstd" "all" $'all\n' "alls" \
 	"level=1" "level" "level=" "level=x" "algo=zstd" "algo=lzo-rle level=2" "priority=1" \
-	"priority=-1" "dict=/nonexistent" '"level=3"' "$long")
+	"priority=-1" "dict=/nonexistent" '"level=3"' "algo=lz4hc priority=3" "priority=4" \
+	"type=huge_idle max_pages=1 threshold=100" "type=foo" "threshold=4095" "$long")
 
 modprobe "$module" num_devices=1 || { echo "cannot load $module"; exit 1; }
 echo "load: devices=$(ls -d /sys/block/zram* | wc -l) control=$(ls /sys/class/zram-control | tr '\n' ' ')"

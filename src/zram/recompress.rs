@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0
+//! `recompress`: stores again, with a recompression algorithm, the pages whose objects that
+//! algorithm puts in a smaller zsmalloc size class, as C zram of the kernel built for selects
+//! and treats them. 6.12 walks the slots in index order and tries the configured priorities
+//! above each object's own, lower first; 7.3 uses exactly one priority and takes the selected
+//! slots largest first. A page that no algorithm (6.12) or the last one (7.3) shrinks is marked
+//! incompressible: recompression skips it, `writeback incompressible` takes it.
+//!
+//! A recompression is the device's post-processing, one at a time with writeback, and runs
+//! without `init_lock` (`reset` waits for it). A page is decompressed under its slot's lock,
+//! compressed again without it, and stored only if its slot kept its recompression mark
+//! meanwhile, that is if its content neither changed nor went (C holds the slot's lock
+//! throughout; a read meanwhile leaves the mark, as a read waits in C, and keeps its access
+//! time, as if it came after; so does an `idle` mark). On 7.3 the selected slots carry the post-processing mark
+//! (`ZRAM_PP_SLOT`, [`Mark::Writeback`]) until their turn: an access before it takes the mark
+//! away and the slot is skipped, as in C.
+
+use super::writeback::{select_slots, unmark, Running};
+use super::{lock_with_stream, read_locked, SlotGuard, Storage, Zram};
+use crate::attrs::parse_errno;
+use crate::kapi::bounce::BouncePage;
+use crate::kapi::{cpu, mem};
+use crate::recompress_args::{self, Recompress};
+use crate::slot::{Priority, SlotContent};
+use crate::table::Mark;
+use core::ops::Range;
+use core::sync::atomic::Ordering::Relaxed;
+use kernel::prelude::*;
+
+/// The priorities one slot may be recompressed with.
+#[derive(Clone)]
+enum Targets {
+    /// 6.12: those of the range that have an algorithm, above the object's own, lower first;
+    /// the page is incompressible when all the device's recompression algorithms fail.
+    Range(Range<usize>),
+    /// 7.3: this one; the page is incompressible when it is the last priority and fails.
+    One(Priority),
+}
+
+impl Zram {
+    /// `recompress`, as C zram of the kernel built for takes and answers it.
+    pub(crate) fn recompress(&self, input: &[u8]) -> Result {
+        let abi_7_3 = cfg!(zram_abi_7_3);
+        let request = recompress_args::recompress(input, abi_7_3).map_err(parse_errno)?;
+        if abi_7_3 {
+            self.recompress_7_3(&request)
+        } else {
+            self.recompress_6_12(&request)
+        }
+    }
+
+    /// C 6.12: `EINVAL` for a threshold at or above the huge class or before initialisation,
+    /// `EAGAIN` while a writeback runs, `EINVAL` for an `algo` no priority from the first one
+    /// tried has; then every slot in index order.
+    fn recompress_6_12(&self, request: &Recompress<'_>) -> Result {
+        let (storage, range) = {
+            let config = self.init_lock.lock();
+            let storage = self.storage();
+            check_threshold(request, storage.as_deref())?;
+            let storage = storage.ok_or(EINVAL)?;
+            if self.writeback.running.swap(true, Relaxed) {
+                return Err(EAGAIN);
+            }
+            let range =
+                recompress_args::priorities_6_12(request, |index| config.choice.name_at(index));
+            let Some(range) = range else {
+                self.writeback.running.store(false, Relaxed);
+                self.writeback.finished.notify_all();
+                return Err(EINVAL);
+            };
+            (storage, range)
+        };
+        let running = Running(self);
+        let result = self.recompress_in_order(&storage, request, range);
+        // The storage goes before the mark: a `reset` waiting for the mark frees it.
+        drop(storage);
+        drop(running);
+        result
+    }
+
+    /// C 6.12's walk: every slot in index order, until the budget is spent or a slot fails.
+    fn recompress_in_order(
+        &self,
+        storage: &Storage,
+        request: &Recompress<'_>,
+        range: Range<usize>,
+    ) -> Result {
+        let mut page = BouncePage::new()?;
+        let mut budget = request.max_pages;
+        for index in 0..storage.pages.pages() {
+            if budget == 0 {
+                break;
+            }
+            let targets = Targets::Range(range.clone());
+            self.recompress_slot(storage, index, &mut page, &mut budget, request, targets)?;
+            cpu::cond_resched();
+        }
+        Ok(())
+    }
+
+    /// C 7.3: `EINVAL` for a threshold at or above the huge class; a post-processing in
+    /// progress is waited for; then `EINVAL` before initialisation, for a priority out of
+    /// range, an `algo` that is not the priority's or no priority's, or a priority without an
+    /// algorithm. The slots that qualify are marked first, then recompressed largest first.
+    fn recompress_7_3(&self, request: &Recompress<'_>) -> Result {
+        let mut config = self.init_lock.lock();
+        check_threshold(request, self.storage().as_deref())?;
+        // C takes its device lock for writing here; the wait releases `init_lock`.
+        self.writeback.wait_idle(&mut config);
+        let storage = self.storage().ok_or(EINVAL)?;
+        let priority = recompress_args::priority_7_3(request, |index| config.choice.name_at(index))
+            .ok_or(EINVAL)?;
+        let mut page = BouncePage::new()?;
+        let mode = request.mode;
+        let candidates = select_slots(
+            &storage,
+            core::iter::once((0..storage.pages.pages(), |slot: &SlotGuard<'_>, content| {
+                match content {
+                    SlotContent::Stored { huge, .. } => {
+                        (!mode.idle || slot.is_idle())
+                            && (!mode.huge || huge)
+                            && !slot.is_incompressible()
+                            && slot.priority() < priority
+                    }
+                    _ => false,
+                }
+            })),
+            // C's `ZRAM_PP_SLOT`: an access before the slot's turn takes it away.
+            Mark::Writeback,
+        )?;
+        self.writeback.running.store(true, Relaxed);
+        drop(config);
+        let running = Running(self);
+        let mut budget = request.max_pages;
+        let mut result = Ok(());
+        for &index in candidates.iter() {
+            if budget > 0 && result.is_ok() {
+                let targets = Targets::One(priority);
+                result =
+                    self.recompress_slot(&storage, index, &mut page, &mut budget, request, targets);
+                cpu::cond_resched();
+            }
+            // Every selected slot loses its mark, processed or not (C's `release_pp_ctl`).
+            unmark(&storage, index, Mark::Writeback);
+        }
+        // The storage goes before the mark: a `reset` waiting for the mark frees it.
+        drop(storage);
+        drop(running);
+        result
+    }
+
+    /// Recompresses slot `index` if it still qualifies and its object is at least
+    /// `threshold` bytes: decompresses it into `page` (the page is no longer idle from then,
+    /// as in C), then compresses it with each of `targets` above its own priority until one
+    /// gives a smaller size class (and, with a threshold, fewer bytes than it); each slot tried
+    /// takes one from `budget`. An error stops the whole recompression, as in C. The slot is
+    /// marked for recompression here and unmarked before the return; on 7.3 it must still
+    /// carry the post-processing mark of its selection (the caller takes that away).
+    fn recompress_slot(
+        &self,
+        storage: &Storage,
+        index: usize,
+        page: &mut BouncePage,
+        budget: &mut u64,
+        request: &Recompress<'_>,
+        targets: Targets,
+    ) -> Result {
+        let selected = matches!(targets, Targets::One(_));
+        let threshold = request.threshold as usize;
+        let mode = request.mode;
+        let read = lock_with_stream(storage, index, |slot, stream| -> Result<_> {
+            let content = slot.content();
+            let SlotContent::Stored {
+                size,
+                huge,
+                priority,
+                ..
+            } = content
+            else {
+                return Ok(None);
+            };
+            let qualifies = if selected {
+                // Unchanged and not accessed since it was selected if still marked.
+                slot.has_mark(Mark::Writeback)
+            } else {
+                // Not being written back (C 6.12's `ZRAM_UNDER_WB`), not incompressible.
+                !slot.has_mark(Mark::Writeback)
+                    && !slot.is_incompressible()
+                    && (!mode.idle || slot.is_idle())
+                    && (!mode.huge || huge)
+            };
+            if !qualifies || size < threshold {
+                return Ok(None);
+            }
+            read_locked(slot, content, index, page.bytes_mut(), stream)?;
+            slot.unmark_idle();
+            slot.set_mark(Mark::Recompress);
+            // Taken away by an access while the slot is unlocked (`SlotGuard::accessed`).
+            slot.set_mark(Mark::Untouched);
+            Ok(Some((size, priority)))
+        });
+        let Some((stream, read)) = read else {
+            return Ok(());
+        };
+        drop(stream);
+        let Some((old_size, current)) = read? else {
+            return Ok(());
+        };
+        let result = self.recompress_object(
+            storage, index, page, budget, threshold, &targets, old_size, current,
+        );
+        if let Some(mut slot) = storage.pages.lock(index) {
+            slot.clear_mark(Mark::Recompress);
+            slot.clear_mark(Mark::Untouched);
+        }
+        result
+    }
+
+    /// The second half of [`Self::recompress_slot`]: the page in `page` was stored as an object
+    /// of `old_size` bytes by the algorithm of `current`, and its slot is marked.
+    #[allow(clippy::too_many_arguments)]
+    fn recompress_object(
+        &self,
+        storage: &Storage,
+        index: usize,
+        page: &BouncePage,
+        budget: &mut u64,
+        threshold: usize,
+        targets: &Targets,
+        old_size: usize,
+        current: Priority,
+    ) -> Result {
+        let pool = storage.pages.pool();
+        let old_class = pool.class_index(old_size);
+        let candidates = match targets {
+            Targets::Range(range) => range.clone(),
+            Targets::One(priority) => priority.index()..priority.index() + 1,
+        };
+        let mut tried = 0;
+        // Whether the last attempt gave no smaller class, and whether it was no smaller than
+        // the threshold.
+        let mut last = None;
+        for priority in Priority::all().filter(|p| candidates.contains(&p.index())) {
+            let Some((_, streams)) = storage.comp(priority) else {
+                continue;
+            };
+            if priority <= current {
+                continue;
+            }
+            tried += 1;
+            let mut stream = streams.get();
+            let compressed = stream.compress(page.bytes());
+            if let Targets::One(_) = targets {
+                // 7.3 counts the slot before it looks at the result.
+                *budget = budget.saturating_sub(1);
+            }
+            let object = compressed?;
+            let no_smaller_class = pool.class_index(object.len()) >= old_class;
+            let above_threshold = threshold != 0 && object.len() >= threshold;
+            last = Some((no_smaller_class, above_threshold));
+            if no_smaller_class || above_threshold {
+                continue;
+            }
+            if let Targets::Range(_) = targets {
+                *budget = budget.saturating_sub(1);
+            }
+            // C 6.12 allocates without direct reclaim, 7.3 with it; either way quietly, and a
+            // failure keeps the old object and ends the recompression.
+            let gfp = if cfg!(zram_abi_7_3) {
+                mem::GFP_POOL_OBJECT_QUIET
+            } else {
+                mem::GFP_POOL_OBJECT_FAST
+            };
+            let handle = pool.alloc(object.len(), gfp)?;
+            handle.write(object);
+            drop(stream);
+            let Some(mut slot) = storage.pages.lock(index) else {
+                return Ok(());
+            };
+            if !slot.has_mark(Mark::Recompress) {
+                // Changed or freed meanwhile: the new object goes (after the unlock).
+                drop(slot);
+                return Ok(());
+            }
+            let size = handle.size();
+            // A read or an `idle` while the slot was unlocked: in C each waited for the slot
+            // and came after the recompression, so its access time or idle mark stays (the
+            // idle mark was taken away before the window).
+            let read_at = (!slot.has_mark(Mark::Untouched)).then(|| slot.access_time());
+            let idle = slot.is_idle();
+            // Also takes the marks (idle, recompression) and the access time away, as C's
+            // `zram_free_page()` before it stores the new object.
+            let old = slot
+                .store_object(handle, false, priority)
+                .map_err(|_| EIO)?;
+            if let Some(seconds) = read_at {
+                slot.accessed(seconds);
+            }
+            if idle {
+                slot.set_idle();
+            }
+            self.stats.stored_object(size, false);
+            drop(slot);
+            storage.removed(&self.stats, old);
+            return Ok(());
+        }
+        let Some((no_smaller_class, above_threshold)) = last else {
+            // No algorithm was tried: not counted.
+            return Ok(());
+        };
+        if let Targets::Range(_) = targets {
+            *budget = budget.saturating_sub(1);
+        }
+        // Nothing kept: incompressible when every recompression algorithm was tried in this
+        // write and the last gave no smaller class (6.12), or when the last configured one
+        // gave no smaller class or too many bytes (7.3).
+        let incompressible = match targets {
+            Targets::Range(_) => no_smaller_class && tried == storage.recompressors.count(),
+            Targets::One(priority) => {
+                (no_smaller_class || above_threshold) && storage.recompressors.is_last(*priority)
+            }
+        };
+        if incompressible {
+            if let Some(mut slot) = storage.pages.lock(index) {
+                if slot.has_mark(Mark::Recompress) {
+                    slot.mark_incompressible();
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `EINVAL` for a threshold at or above zsmalloc's huge class (C's check, made before any
+/// other; before initialisation the request fails with `EINVAL` anyway).
+fn check_threshold(request: &Recompress<'_>, storage: Option<&Storage>) -> Result {
+    match storage {
+        Some(storage) if request.threshold as usize >= storage.huge_class_size => Err(EINVAL),
+        _ => Ok(()),
+    }
+}
