@@ -29,6 +29,9 @@ readback = defaultdict(dict)
 writeback_compressed = defaultdict(dict)
 readback_compressed = defaultdict(dict)
 recompress = defaultdict(dict)
+dict_write = defaultdict(dict)
+dict_read = defaultdict(dict)
+dict_size = defaultdict(dict)
 recompressed_size = defaultdict(dict)
 table = {}
 stosq = None
@@ -70,6 +73,11 @@ for line in log:
         _, driver, rep, rate, before, after = line.split()
         recompress[driver][int(rep)] = int(rate)
         recompressed_size[driver][int(rep)] = int(after)
+    elif line.startswith("DICT "):
+        _, driver, rep, written, read, size = line.split()
+        dict_write[driver][int(rep)] = int(written)
+        dict_read[driver][int(rep)] = int(read)
+        dict_size[driver][int(rep)] = int(size)
     elif line.startswith("TABLE "):
         _, driver, size, pages = line.split()
         table[driver] = int(size) / int(pages)
@@ -117,7 +125,9 @@ for name, data in (("writeback: writeback huge of 64 MiB", writeback),
                    ("writeback: read back from the backing device", readback),
                    ("writeback: compressed_writeback, idle, 64 MiB (7.x)", writeback_compressed),
                    ("writeback: read back compressed, decompressed (7.x)", readback_compressed),
-                   ("recompress: type=idle, lzo to zstd, 64 MiB", recompress)):
+                   ("recompress: type=idle, lzo to zstd, 64 MiB", recompress),
+                   ("dict: zstd with a 64 KiB dictionary, write 32 MiB of text", dict_write),
+                   ("dict: zstd with a 64 KiB dictionary, read back", dict_read)):
     summary = summarise(data)
     if summary:
         rows.append({"cell": name, "unit": "pages/s", **summary})
@@ -130,6 +140,9 @@ recompressed_summary = summarise(recompressed_size)
 if recompressed_summary:
     rows.append({"cell": "recompress: compr_data_size after (equal is right)", "unit": "bytes",
                  **recompressed_summary})
+dict_summary = summarise(dict_size)
+if dict_summary:
+    rows.append({"cell": "dict: compr_data_size (equal is right)", "unit": "bytes", **dict_summary})
 memory_summary = summarise(memory)
 if memory_summary:
     rows.append({"cell": "memory: mem_used_total, 256 MiB compressible", "unit": "bytes", **memory_summary})

@@ -8,6 +8,7 @@
 #   WRITEBACK <driver> <rep> <pages/s written back> <pages/s read back>
 #   WRITEBACK_COMPRESSED <driver> <rep> <pages/s written back> <pages/s read back>   (7.x)
 #   RECOMPRESS <driver> <rep> <pages/s recompressed> <compr_data_size before> <after>
+#   DICT <driver> <rep> <pages/s written> <pages/s read> <compr_data_size>
 #   TABLE <driver> <bytes of the slot table> <pages>   (from /proc/vmallocinfo)
 #   STOSQ <GB/s>
 #   PROFILE <cell> <driver> <percent> <kernel symbol>   (BENCH_PROFILE=1: one perf run per cell)
@@ -219,6 +220,50 @@ wb_cell() {
 		teardown $driver
 	done
 done
+
+# Dictionaries: 32 MiB of text records written with zstd and a 64 KiB dictionary of other
+# records of the same kinds (as tests/72-dictionaries.sh makes them), then read back: pages per
+# second of each (by the guest's clock) and compr_data_size, which the same library and
+# dictionary make equal for both drivers.
+dict_records() { # SEED BYTES
+	awk -v seed="$1" -v bytes="$2" 'BEGIN {
+		srand(seed)
+		split("alpha beta gamma delta epsilon zeta eta theta", word, " ")
+		split("ok pending failed retried", status, " ")
+		while (n < bytes) {
+			line = sprintf("record %d: %s %s status=%s value=%d owner=user%d\n",
+				int(rand() * 100000), word[1 + int(rand() * 8)], word[1 + int(rand() * 8)],
+				status[1 + int(rand() * 4)], int(rand() * 1000), int(rand() * 50))
+			printf "%s", line
+			n += length(line)
+		}
+	}' | head -c "$2"
+}
+if [ -z "$counting" ] && echo dict | grep -Eq "$only"; then
+	dict_mb=32
+	dict_records 1 $((dict_mb << 20)) >/tmp/bench.text
+	dict_records 2 65536 >/tmp/bench.dict
+	for rep in $(seq 1 "$reps"); do
+		for driver in $(order "$rep"); do
+			modprobe "$driver" num_devices=1 || exit 1
+			echo zstd >$z/comp_algorithm
+			echo "algo=zstd dict=/tmp/bench.dict" >$z/algorithm_params 2>/dev/null ||
+				{ rmmod "$driver"; break 2; }
+			echo 1G >$z/disksize
+			pages=$((dict_mb * 1024 * 1024 / page))
+			start=$(now_us)
+			dd if=/tmp/bench.text of=$dev bs=1M oflag=direct 2>/dev/null
+			written=$(now_us)
+			dd if=$dev of=/dev/null bs=1M count=$dict_mb iflag=direct 2>/dev/null
+			read_at=$(now_us)
+			w=$((written > start ? written - start : 1))
+			r=$((read_at > written ? read_at - written : 1))
+			echo "DICT $driver $rep $((pages * 1000000 / w)) $((pages * 1000000 / r)) $(awk '{ print $2 }' $z/mm_stat)"
+			teardown $driver
+		done
+	done
+	rm -f /tmp/bench.text /tmp/bench.dict
+fi
 
 # The slot table's size per page: the largest vmalloc area that initialising a 1 GiB device
 # adds (the table; /proc/vmallocinfo counts a guard page in each area).
