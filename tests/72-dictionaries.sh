@@ -16,21 +16,9 @@ plan $((LINES + 2 + 1 + UNLOAD_CASES))
 pages=64
 pattern=/tmp/dict.pattern
 # Text pages of records such as a program keeps in memory, and dictionaries of other records of
-# the same kinds (what a dictionary trained on such pages holds).
-records() {
-	awk -v seed="$1" -v bytes="$2" 'BEGIN {
-		srand(seed)
-		split("alpha beta gamma delta epsilon zeta eta theta", word, " ")
-		split("ok pending failed retried", status, " ")
-		while (n < bytes) {
-			line = sprintf("record %d: %s %s status=%s value=%d owner=user%d\n",
-				int(rand() * 100000), word[1 + int(rand() * 8)], word[1 + int(rand() * 8)],
-				status[1 + int(rand() * 4)], int(rand() * 1000), int(rand() * 50))
-			printf "%s", line
-			n += length(line)
-		}
-	}' | head -c "$2"
-}
+# the same kinds (the guest's /guest/records.sh, shared with the bench).
+# shellcheck source=scripts/guest/records.sh
+. /guest/records.sh
 records 1 $((pages * PAGE)) >$pattern
 records 2 $((2 * PAGE + 100)) >/tmp/dict.small
 records 3 $((80 << 10)) >/tmp/dict.large

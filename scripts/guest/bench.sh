@@ -225,24 +225,12 @@ done
 # records of the same kinds (as tests/72-dictionaries.sh makes them), then read back: pages per
 # second of each (by the guest's clock) and compr_data_size, which the same library and
 # dictionary make equal for both drivers.
-dict_records() { # SEED BYTES
-	awk -v seed="$1" -v bytes="$2" 'BEGIN {
-		srand(seed)
-		split("alpha beta gamma delta epsilon zeta eta theta", word, " ")
-		split("ok pending failed retried", status, " ")
-		while (n < bytes) {
-			line = sprintf("record %d: %s %s status=%s value=%d owner=user%d\n",
-				int(rand() * 100000), word[1 + int(rand() * 8)], word[1 + int(rand() * 8)],
-				status[1 + int(rand() * 4)], int(rand() * 1000), int(rand() * 50))
-			printf "%s", line
-			n += length(line)
-		}
-	}' | head -c "$2"
-}
+# shellcheck source=scripts/guest/records.sh
+. /guest/records.sh
 if [ -z "$counting" ] && echo dict | grep -Eq "$only"; then
 	dict_mb=32
-	dict_records 1 $((dict_mb << 20)) >/tmp/bench.text
-	dict_records 2 65536 >/tmp/bench.dict
+	records 1 $((dict_mb << 20)) >/tmp/bench.text
+	records 2 65536 >/tmp/bench.dict
 	for rep in $(seq 1 "$reps"); do
 		for driver in $(order "$rep"); do
 			modprobe "$driver" num_devices=1 || exit 1

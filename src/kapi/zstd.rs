@@ -246,9 +246,9 @@ impl DigestedDict {
     /// value.
     pub(crate) fn new(level: c_int, dict: Arc<FileContents>) -> Result<Arc<Self>> {
         let bytes = dict.as_slice();
+        let page = kernel::page::PAGE_SIZE as u64;
         // SAFETY: computes parameters; no preconditions.
-        let cparams =
-            unsafe { ffi::zstd_get_cparams(level, kernel::page::PAGE_SIZE as u64, bytes.len()) };
+        let cparams = unsafe { ffi::zstd_get_cparams(level, page, bytes.len()) };
         // SAFETY: `bytes` is readable for its length and outlives the digested dictionary,
         // which refers to it (`dict` is kept with it below).
         let cdict = unsafe {
@@ -313,10 +313,11 @@ impl DictContext {
     /// Contexts compressing and decompressing with `dict`. `EINVAL` when the library fails.
     pub(crate) fn new(dict: Arc<DigestedDict>) -> Result<Self> {
         // SAFETY: makes a context with the allocator above; no other precondition.
-        let cctx =
-            NonNull::new(unsafe { ffi::zstd_create_cctx_advanced(CUSTOM_MEM) }).ok_or(EINVAL)?;
+        let cctx = unsafe { ffi::zstd_create_cctx_advanced(CUSTOM_MEM) };
+        let cctx = NonNull::new(cctx).ok_or(EINVAL)?;
         // SAFETY: as above.
-        let Some(dctx) = NonNull::new(unsafe { ffi::zstd_create_dctx_advanced(CUSTOM_MEM) }) else {
+        let dctx = unsafe { ffi::zstd_create_dctx_advanced(CUSTOM_MEM) };
+        let Some(dctx) = NonNull::new(dctx) else {
             // SAFETY: `cctx` was made above and is not used again.
             unsafe { ffi::zstd_free_cctx(cctx.as_ptr()) };
             return Err(EINVAL);

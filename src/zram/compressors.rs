@@ -10,7 +10,6 @@ use super::Zram;
 use crate::algorithm::{self, AlgorithmParams, Named};
 use crate::attrs::parse_errno;
 use crate::comp::{self, Algorithm, Params, StreamPool};
-
 use crate::kapi::file::FileContents;
 use crate::recompress_args;
 use crate::slot::{Priority, MAX_PRIORITIES};
@@ -143,9 +142,9 @@ impl Zram {
     /// The `recomp_algorithm` lines: `#N: ` and the list with the algorithm bracketed, for each
     /// recompression priority that has one.
     pub(crate) fn write_recomp_algorithms(&self, out: &mut impl Write) -> fmt::Result {
-        let choice = self.init_lock.lock().choice.clone();
-        for priority in Priority::all().skip(1) {
-            if let Some(selected) = choice.algorithm(priority) {
+        let algorithms = self.init_lock.lock().choice.algorithms;
+        for (priority, selected) in Priority::all().zip(algorithms).skip(1) {
+            if let Some(selected) = selected {
                 write!(out, "#{}: ", priority.get())?;
                 algorithm::write_list(out, selected, comp::available)?;
             }
