@@ -13,7 +13,7 @@
 //! thread holds two slot locks. The slot locks of a store share one lockdep map
 //! ([`LockdepMap`]), so the debug kernel checks all of this.
 
-use crate::kapi::lockdep::LockdepMap;
+use crate::kapi::lockdep::{LockClass, LockdepMap};
 use crate::kapi::zspool::{ZsHandle, ZsPool};
 use crate::kapi::{c_zram, cpu, mem};
 use crate::slot::{self, Priority, SlotContent};
@@ -62,7 +62,8 @@ const _: () = assert!(
 /// # Invariants
 ///
 /// `value` and `access` are only read or written by the holder of the lock bit in `flags`.
-/// The non-lock bits of `flags` are read and changed only under the lock too. A `Stored`
+/// The non-lock bits of `flags` are changed only under the lock too, and read without it only
+/// as a hint ([`PageStore::may_hold_object`]). A `Stored`
 /// content's handle is a live object of the [`PageStore`]'s pool, owned by the slot.
 pub(crate) struct Slot {
     value: UnsafeCell<usize>,
@@ -119,7 +120,7 @@ impl PageStore {
         Ok(Self {
             slots,
             pool,
-            lockdep: LockdepMap::new()?,
+            lockdep: LockdepMap::new(LockClass::Slot)?,
         })
     }
 
@@ -131,6 +132,19 @@ impl PageStore {
     /// The pool, for allocating objects before locking a slot, and for its figures.
     pub(crate) fn pool(&self) -> &ZsPool {
         &self.pool
+    }
+
+    /// Whether slot `index` held an object when its flags word was read, without taking its
+    /// lock: for walks over every slot, which lock and look again only at the slots that do
+    /// (a slot written a moment after the read is missed, as it would be a moment after the
+    /// unlock of a locked look).
+    #[inline(always)]
+    pub(crate) fn may_hold_object(&self, index: usize) -> bool {
+        self.slots.get(index).is_some_and(|slot| {
+            let flags = slot.flags.load(Ordering::Relaxed);
+            // The value word is not read: which content it is shows in the flags alone.
+            matches!(Layout::decode(0, flags), SlotContent::Stored { .. })
+        })
     }
 
     /// Locks slot `index`, spinning while another thread holds it.
@@ -325,13 +339,6 @@ impl SlotGuard<'_> {
     /// Whether `idle` marked the slot and nothing accessed it since.
     pub(crate) fn is_idle(&self) -> bool {
         self.flags & Layout::IDLE != 0
-    }
-
-    /// Marks a slot that holds an object idle.
-    pub(crate) fn set_idle(&mut self) {
-        if let SlotContent::Stored { .. } = self.content() {
-            self.flags |= Layout::IDLE;
-        }
     }
 
     /// Takes the idle mark away.

@@ -32,7 +32,7 @@ use crate::kapi::{cpu, mem, time};
 use crate::same::same_filled;
 use crate::slot::{Priority, SlotContent};
 use crate::stats::{DebugStat, IoStat, MmStat};
-use crate::table::{Layout, PageStore, SlotGuard, PAGE_SIZE};
+use crate::table::{Layout, Mark, PageStore, SlotGuard, PAGE_SIZE};
 use crate::writeback_args::Cutoff;
 use compressors::{Choice, Recompressors};
 use writeback::{Backing, WritebackState};
@@ -367,7 +367,8 @@ impl Zram {
     }
 
     /// `idle`: marks every slot holding an object that `cutoff` finds idle, and unmarks the
-    /// others; `EINVAL` when not initialised. Under `init_lock`, as C: a `reset` waits for it.
+    /// others (a slot being recompressed after its recompression); `EINVAL` when not
+    /// initialised. Under `init_lock`, as C: a `reset` waits for it.
     /// On 7.3 a post-processing in progress is waited for first (C 7.3 runs them under its
     /// device lock, which `idle` takes too).
     pub(crate) fn mark_idle(&self, cutoff: Cutoff) -> Result {
@@ -377,8 +378,16 @@ impl Zram {
         }
         let storage = self.storage().ok_or(EINVAL)?;
         for index in 0..storage.pages.pages() {
-            if let Some(mut slot) = storage.pages.lock(index) {
-                slot.mark_idle(cutoff);
+            // A slot being recompressed is judged once its recompression is over, as in C,
+            // whose recompression holds the slot's lock throughout (a window of one page's
+            // compression; on 7.3 the whole recompression was waited for above).
+            while let Some(mut slot) = storage.pages.lock(index) {
+                if !slot.has_mark(Mark::Recompress) {
+                    slot.mark_idle(cutoff);
+                    break;
+                }
+                drop(slot);
+                cpu::cond_resched();
             }
         }
         Ok(())
@@ -903,7 +912,18 @@ fn lock_with_stream<'s, R>(
     index: usize,
     f: impl FnOnce(&mut SlotGuard<'_>, &mut StreamGuard<'s>) -> R,
 ) -> Option<(StreamGuard<'s>, R)> {
-    let mut priority = storage.pages.lock(index)?.priority();
+    let priority = storage.pages.lock(index)?.priority();
+    lock_with_stream_of(storage, index, priority, f)
+}
+
+/// [`lock_with_stream`] for a caller that has just seen the slot's algorithm: a stream of
+/// `priority`'s first.
+fn lock_with_stream_of<'s, R>(
+    storage: &'s Storage,
+    index: usize,
+    mut priority: Priority,
+    f: impl FnOnce(&mut SlotGuard<'_>, &mut StreamGuard<'s>) -> R,
+) -> Option<(StreamGuard<'s>, R)> {
     loop {
         let mut stream = storage.comp(priority)?.1.get();
         let mut slot = storage.pages.lock(index)?;

@@ -3,7 +3,7 @@
 # sectors, discard, unaligned direct I/O buffers, and I/O past the end of the disk (refused by
 # the block layer, which checks every bio against the capacity before the driver sees it).
 . "$(dirname "$0")/lib.sh"
-plan $((21 + UNLOAD_CASES))
+plan $((23 + UNLOAD_CASES))
 
 zram_load
 z=$(sysblock 0)
@@ -67,6 +67,17 @@ echo 3 >/proc/sys/vm/drop_caches
 check "content unchanged after the refused write (32 MiB against a copy taken before)" \
 	cmp -s -n $((32 << 20)) /tmp/before $dev
 check_eq "no failed reads" 0 "$(field 1 $z/io_stat)"
+
+# On a lockdep kernel (the debug run), the slot locks and the stream places taken above are
+# known to lockdep as classes of their own, so their order against every other lock is checked
+# (the VM fails the run on any report).
+for class in "zram_rs slot" "zram_rs stream"; do
+	if [ -e /proc/lockdep ]; then
+		check "lockdep knows the lock class \"$class\"" grep -q "$class" /proc/lockdep
+	else
+		ktap_test_skip "lockdep knows the lock class \"$class\" (no lockdep in this kernel)"
+	fi
+done
 
 rm -f /tmp/random /tmp/zero /tmp/ones /tmp/text /tmp/count /tmp/small /tmp/before
 zram_unload

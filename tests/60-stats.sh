@@ -3,7 +3,7 @@
 # and count as huge, zero pages are same-filled pages and take no memory. Counts are in kernel
 # pages (zram's slots), whatever the page size.
 . "$(dirname "$0")/lib.sh"
-plan $((25 + UNLOAD_CASES))
+plan $((24 + UNLOAD_CASES))
 
 zram_load
 z=$(sysblock 0)
@@ -48,14 +48,6 @@ echo 16M >$z/disksize
 check_eq "reset zeroes mm_stat" "       0        0        0        0        0        0        0        0        0" "$(cat $z/mm_stat)"
 check_eq "reset zeroes io_stat" "       0        0 0        0" "$(cat $z/io_stat)"
 ktap_print_msg "mem_used_max before reset was $max"
-
-# On a lockdep kernel, the slot locks taken above are known to lockdep as their own class, so
-# their order against every other lock is checked (the VM fails the run on any report).
-if [ -e /proc/lockdep ]; then
-	check "lockdep knows the slot lock class" grep -q "zram_rs slot" /proc/lockdep
-else
-	ktap_test_skip "lockdep knows the slot lock class (no lockdep in this kernel)"
-fi
 
 zram_unload
 finish

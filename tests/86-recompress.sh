@@ -16,7 +16,7 @@
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 LINES=68
-plan $((LINES + 2 + 1 + 1 + 6 + UNLOAD_CASES))
+plan $((LINES + 2 + 1 + 1 + 7 + UNLOAD_CASES))
 
 pages=128
 pattern=/tmp/rc.pattern
@@ -152,8 +152,8 @@ check_eq "zram_rs's recomp_algorithm has no NUL byte" 0 "$(nuls zram_rs)"
 zram_load
 
 # Races, on zram_rs: while recompressions run over the whole disk, one half is rewritten and
-# the other read back again and again; every read and, at the end, every page must be as last
-# written.
+# the other read back again and again, and every slot marked idle again; every read and, at
+# the end, every page must be as last written.
 z=/sys/block/zram0
 echo algo=zstd >$z/recomp_algorithm
 echo 'algo=deflate priority=2' >$z/recomp_algorithm
@@ -172,7 +172,7 @@ dd if=/tmp/rc.race of=/tmp/rc.race-second bs="$PAGE" skip=$half 2>/dev/null
 	done
 ) &
 recompressing=$!
-round=0 reads=0 bad_reads=0
+round=0 reads=0 bad_reads=0 bad_idle=0
 while kill -0 $recompressing 2>/dev/null || [ $round = 0 ]; do
 	round=$((round + 1))
 	yes "round $round rewrites the first half" | head -c $((half * PAGE)) >/tmp/rc.race-new
@@ -181,12 +181,15 @@ while kill -0 $recompressing 2>/dev/null || [ $round = 0 ]; do
 	cmp -s <(dd if=/dev/zram0 bs="$PAGE" skip=$half iflag=direct 2>/dev/null) /tmp/rc.race-second ||
 		bad_reads=$((bad_reads + 1))
 	reads=$((reads + 1))
+	# An idle write meets the slots being recompressed (it waits for each, as in C).
+	[ "$(write_attr $z/idle all)" = OK ] || bad_idle=$((bad_idle + 1))
 done
 wait $recompressing
 ktap_print_msg "$round rewrites and $reads reads of the other half during the recompressions; block_state: $(awk '{ print $3 }' /sys/kernel/debug/zram/zram0/block_state 2>/dev/null | sort | uniq -c | tr -s ' ' | tr '\n' ,)"
 check_eq "the 8 recompressions racing rewrites and reads answered OK" "8 OK" \
 	"$(wc -l </tmp/rc.race-answers) $(sort -u /tmp/rc.race-answers | tr '\n' ' ' | sed 's/ $//')"
 check_eq "every read during the recompressions ($reads) was as written" 0 $bad_reads
+check_eq "every idle write during the recompressions ($round) answered OK" 0 $bad_idle
 check "every page reads back as last written" \
 	cmp -s <(dd if=/dev/zram0 bs="$PAGE" iflag=direct 2>/dev/null) /tmp/rc.race
 echo 1 >$z/reset

@@ -21,6 +21,7 @@ mod backend_zstd;
 
 use crate::algorithm::{Named, NO_LEVEL};
 use crate::kapi::file::FileContents;
+use crate::kapi::lockdep::{LockClass, LockdepMap};
 use crate::kapi::trylock::{TryLock, TryLockGuard};
 use crate::kapi::zspool::ZsPool;
 use crate::kapi::{self, cpu, mem};
@@ -439,6 +440,9 @@ impl StreamDecompressor<'_> {
 #[pin_data]
 pub(crate) struct StreamPool {
     places: KVec<TryLock<Stream>>,
+    /// What lockdep knows of the places: one lock of the class "zram_rs stream", held by
+    /// each borrower (no thread borrows two streams).
+    lockdep: LockdepMap,
     stateless: Option<Stateless>,
     sleepers: AtomicUsize,
     #[pin]
@@ -478,8 +482,10 @@ impl StreamPool {
             )?;
         }
         places.push(TryLock::new(first), GFP_KERNEL)?;
+        let lockdep = LockdepMap::new(LockClass::Stream)?;
         Ok(pin_init!(Self {
             places,
+            lockdep,
             stateless: Stateless::new(algorithm, &params),
             sleepers: AtomicUsize::new(0),
             sleep_lock <- new_mutex!((), "StreamPool::sleep_lock"),
@@ -500,12 +506,17 @@ impl StreamPool {
         let count = self.places.len();
         let first = (cpu::this_cpu() as usize).checked_rem(count)?;
         let (lower, own_and_higher) = self.places.split_at(first);
-        Iterator::chain(own_and_higher.iter(), lower).find_map(|place| {
+        let guard = Iterator::chain(own_and_higher.iter(), lower).find_map(|place| {
             place.try_lock().map(|stream| StreamGuard {
                 stream,
                 _wake: WakeSleeper { pool: self },
             })
-        })
+        });
+        if guard.is_some() {
+            // Released by the guard's drop.
+            self.lockdep.acquire(true);
+        }
+        guard
     }
 
     /// Borrows a stream, sleeping until one is free.
@@ -520,6 +531,8 @@ impl StreamPool {
     /// [`Self::get`] when every stream is lent out.
     #[inline(never)]
     fn get_after_wait(&self) -> StreamGuard<'_> {
+        // Lockdep learns that a stream is waited for with the locks held now.
+        self.lockdep.might_wait();
         let mut sleep = self.sleep_lock.lock();
         loop {
             // Register, then look again: a guard that returns its stream after this sees the
@@ -550,6 +563,13 @@ impl core::ops::Deref for StreamGuard<'_> {
 impl core::ops::DerefMut for StreamGuard<'_> {
     fn deref_mut(&mut self) -> &mut Stream {
         &mut self.stream
+    }
+}
+
+impl Drop for StreamGuard<'_> {
+    fn drop(&mut self) {
+        // Then the fields: the place is unlocked, a sleeper woken.
+        self._wake.pool.lockdep.release();
     }
 }
 

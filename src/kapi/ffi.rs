@@ -361,17 +361,18 @@ extern "C" {
     pub(crate) fn zram_rs_cond_resched();
     /// `virt_to_page()` (a macro) of a lowmem address.
     pub(crate) fn zram_rs_virt_to_page(addr: *mut c_void) -> *mut bindings::page;
-    /// A lockdep map of the slot lock class, allocated and initialised; NULL when out of memory.
+    /// A lockdep map of the slot lock class (`stream` 0) or the stream class (1), allocated
+    /// and initialised; NULL when out of memory.
     #[cfg(CONFIG_DEBUG_LOCK_ALLOC)]
-    pub(crate) fn zram_rs_slot_map_new() -> *mut LockdepMapRaw;
-    /// Frees a map from `zram_rs_slot_map_new()`.
+    pub(crate) fn zram_rs_lock_map_new(stream: c_int) -> *mut LockdepMapRaw;
+    /// Frees a map from `zram_rs_lock_map_new()`.
     #[cfg(CONFIG_DEBUG_LOCK_ALLOC)]
-    pub(crate) fn zram_rs_slot_map_free(map: *mut LockdepMapRaw);
-    /// `spin_acquire()` / `spin_release()` on such a map.
+    pub(crate) fn zram_rs_lock_map_free(map: *mut LockdepMapRaw);
+    /// `lock_acquire_exclusive()` / `lock_release()` on such a map.
     #[cfg(CONFIG_DEBUG_LOCK_ALLOC)]
-    pub(crate) fn zram_rs_slot_map_acquire(map: *mut LockdepMapRaw, trylock: c_int);
+    pub(crate) fn zram_rs_lock_map_acquire(map: *mut LockdepMapRaw, trylock: c_int);
     #[cfg(CONFIG_DEBUG_LOCK_ALLOC)]
-    pub(crate) fn zram_rs_slot_map_release(map: *mut LockdepMapRaw);
+    pub(crate) fn zram_rs_lock_map_release(map: *mut LockdepMapRaw);
 }
 
 /// `ZSTD_compressionParameters`.

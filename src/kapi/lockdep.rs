@@ -1,19 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
-//! A lockdep map for a lock lockdep cannot see by itself (the slot table's bit locks), so that
-//! the debug kernel checks that lock's ordering against every other lock, as C zram upstream
-//! does for its slot locks. The map and its class key live in `shim.c` (lockdep's acquire and
-//! release are macros). Without `CONFIG_DEBUG_LOCK_ALLOC` the type is empty and its methods
-//! do nothing.
+//! Lockdep maps for the locks lockdep cannot see by itself — the slot table's bit locks and the
+//! places of the compression stream pools — so that the debug kernel checks their ordering
+//! against every other lock, as C zram upstream does for its slot locks. The maps and their
+//! class keys live in `shim.c` (lockdep's acquire and release are macros). Without
+//! `CONFIG_DEBUG_LOCK_ALLOC` the type is empty and its methods do nothing.
 
 #[cfg(CONFIG_DEBUG_LOCK_ALLOC)]
 use super::ffi;
 use kernel::prelude::*;
 
-/// One lockdep lock instance, of the class "zram_rs slot".
+/// The lock classes of [`LockdepMap`].
+#[derive(Clone, Copy)]
+pub(crate) enum LockClass {
+    /// "zram_rs slot": a spinning lock (the wait type of a `spinlock_t`).
+    Slot,
+    /// "zram_rs stream": a borrowed compression stream, held across work that may sleep (the
+    /// wait type of a mutex).
+    Stream,
+}
+
+/// One lockdep lock instance of a [`LockClass`].
 ///
 /// # Invariants
 ///
-/// With `CONFIG_DEBUG_LOCK_ALLOC`, `map` is a map made by `zram_rs_slot_map_new()`, owned by
+/// With `CONFIG_DEBUG_LOCK_ALLOC`, `map` is a map made by `zram_rs_lock_map_new()`, owned by
 /// this value and freed on drop.
 pub(crate) struct LockdepMap {
     #[cfg(CONFIG_DEBUG_LOCK_ALLOC)]
@@ -26,19 +36,23 @@ unsafe impl Send for LockdepMap {}
 unsafe impl Sync for LockdepMap {}
 
 impl LockdepMap {
-    /// A new instance of the slot lock class.
-    pub(crate) fn new() -> Result<Self> {
+    /// A new instance of `class`.
+    pub(crate) fn new(class: LockClass) -> Result<Self> {
         #[cfg(CONFIG_DEBUG_LOCK_ALLOC)]
         {
+            let stream = matches!(class, LockClass::Stream).into();
             // SAFETY: allocates and initialises a map; no preconditions.
-            let map = unsafe { ffi::zram_rs_slot_map_new() };
+            let map = unsafe { ffi::zram_rs_lock_map_new(stream) };
             // INVARIANT: a non-NULL result is a fresh map owned by us.
             core::ptr::NonNull::new(map)
                 .map(|map| Self { map })
                 .ok_or(ENOMEM)
         }
         #[cfg(not(CONFIG_DEBUG_LOCK_ALLOC))]
-        Ok(Self {})
+        {
+            let _ = class;
+            Ok(Self {})
+        }
     }
 
     /// Tells lockdep the lock is being taken (`try`: it was taken by a trylock).
@@ -47,7 +61,7 @@ impl LockdepMap {
         #[cfg(CONFIG_DEBUG_LOCK_ALLOC)]
         // SAFETY: `map` is live (type invariant).
         unsafe {
-            ffi::zram_rs_slot_map_acquire(self.map.as_ptr(), r#try.into())
+            ffi::zram_rs_lock_map_acquire(self.map.as_ptr(), r#try.into())
         };
         #[cfg(not(CONFIG_DEBUG_LOCK_ALLOC))]
         let _ = r#try;
@@ -59,8 +73,16 @@ impl LockdepMap {
         #[cfg(CONFIG_DEBUG_LOCK_ALLOC)]
         // SAFETY: `map` is live (type invariant).
         unsafe {
-            ffi::zram_rs_slot_map_release(self.map.as_ptr())
+            ffi::zram_rs_lock_map_release(self.map.as_ptr())
         };
+    }
+
+    /// Tells lockdep the lock may be waited for here, with the locks now held (the kernel's
+    /// `might_lock()`): an acquisition released at once.
+    #[inline(always)]
+    pub(crate) fn might_wait(&self) {
+        self.acquire(false);
+        self.release();
     }
 }
 
@@ -70,7 +92,7 @@ impl Drop for LockdepMap {
         // SAFETY: `map` is owned (type invariant) and no lock of it is held: every guard borrows
         // the owner of this map.
         unsafe {
-            ffi::zram_rs_slot_map_free(self.map.as_ptr())
+            ffi::zram_rs_lock_map_free(self.map.as_ptr())
         };
     }
 }

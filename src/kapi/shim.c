@@ -226,13 +226,20 @@ struct page *zram_rs_virt_to_page(void *addr)
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
 /* One lock class for every slot lock of every device (as C zram upstream's slot locks). */
 static struct lock_class_key zram_rs_slot_key;
+/* One lock class for the stream places of every stream pool. */
+static struct lock_class_key zram_rs_stream_key;
 
-struct lockdep_map *zram_rs_slot_map_new(void);
-struct lockdep_map *zram_rs_slot_map_new(void)
+struct lockdep_map *zram_rs_lock_map_new(int stream);
+struct lockdep_map *zram_rs_lock_map_new(int stream)
 {
 	struct lockdep_map *map = kzalloc(sizeof(*map), GFP_KERNEL);
 
-	if (map)
+	if (!map)
+		return NULL;
+	if (stream)
+		/* A stream is held across sleeping work (allocations, other locks): a mutex's. */
+		lockdep_init_map_wait(map, "zram_rs stream", &zram_rs_stream_key, 0, LD_WAIT_SLEEP);
+	else
 		/*
 		 * The wait type of a spinlock_t, C zram 6.12's slot lock: zsmalloc's spinlocks
 		 * nest inside it. (On PREEMPT_RT, where they sleep, zram_rs refuses to build.)
@@ -241,22 +248,25 @@ struct lockdep_map *zram_rs_slot_map_new(void)
 	return map;
 }
 
-void zram_rs_slot_map_free(struct lockdep_map *map);
-void zram_rs_slot_map_free(struct lockdep_map *map)
+void zram_rs_lock_map_free(struct lockdep_map *map);
+void zram_rs_lock_map_free(struct lockdep_map *map)
 {
 	kfree(map);
 }
 
-/* The slot lock spins with preemption disabled: it is annotated as a spinlock. */
-void zram_rs_slot_map_acquire(struct lockdep_map *map, int trylock);
-void zram_rs_slot_map_acquire(struct lockdep_map *map, int trylock)
+/*
+ * An exclusive acquisition (what spin_acquire() and mutex_acquire() both are; the class's
+ * wait type tells a slot lock from a stream).
+ */
+void zram_rs_lock_map_acquire(struct lockdep_map *map, int trylock);
+void zram_rs_lock_map_acquire(struct lockdep_map *map, int trylock)
 {
-	spin_acquire(map, 0, trylock, _RET_IP_);
+	lock_acquire_exclusive(map, 0, trylock, NULL, _RET_IP_);
 }
 
-void zram_rs_slot_map_release(struct lockdep_map *map);
-void zram_rs_slot_map_release(struct lockdep_map *map)
+void zram_rs_lock_map_release(struct lockdep_map *map);
+void zram_rs_lock_map_release(struct lockdep_map *map)
 {
-	spin_release(map, _RET_IP_);
+	lock_release(map, _RET_IP_);
 }
 #endif

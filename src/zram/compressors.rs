@@ -203,6 +203,10 @@ impl Zram {
         if cfg!(zram_abi_7_3) {
             return self.set_algorithm_params_7_3(params);
         }
+        // C 6.12 reads the dictionary under no lock: here before `init_lock`, so that a slow
+        // or large file holds up nothing else of the device. Every failure is `EINVAL`, so
+        // reading first changes no answer.
+        let dict = params.dict.map(load_dict);
         let mut config = self.init_lock.lock();
         // C 6.12: `algo` names the first priority with that algorithm (and wins over
         // `priority`), which must lie in 0..=3. The parameters are kept whether or not the
@@ -212,7 +216,7 @@ impl Zram {
             None => u64::try_from(params.priority).ok().and_then(Priority::new),
         }
         .ok_or(EINVAL)?;
-        self.store_params(&mut config.choice, priority, params)
+        store_params(&mut config.choice, priority, &params, dict)
     }
 
     /// `algorithm_params` as C zram 7.x: refused once initialised; a `priority` is checked when
@@ -244,33 +248,32 @@ impl Zram {
             (None, Some(name)) => config.choice.find(name, Priority::PRIMARY).ok_or(EINVAL)?,
             (None, None) => Priority::PRIMARY,
         };
-        self.store_params(&mut config.choice, priority, params)
+        // C 7.3 reads the dictionary under its device lock.
+        let dict = params.dict.map(load_dict);
+        store_params(&mut config.choice, priority, &params, dict)
     }
+}
 
-    /// Replaces the parameters of `priority` with those of `params` (C resets them first, so a
-    /// refused dictionary leaves them reset too).
-    fn store_params(
-        &self,
-        choice: &mut Choice,
-        priority: Priority,
-        params: AlgorithmParams<'_>,
-    ) -> Result {
-        choice.set_params(priority, Params::UNSET);
-        let dict = match params.dict {
-            None => None,
-            Some(path) => Some(load_dict(path)?),
-        };
-        choice.set_params(
-            priority,
-            Params {
-                level: params.level,
-                // 6.12 has no `deflate.winbits`: the parse leaves it unset there.
-                deflate_winbits: params.deflate_winbits,
-                dict,
-            },
-        );
-        Ok(())
-    }
+/// Replaces the parameters of `priority` with those of `params` and `dict`, the dictionary
+/// read for it (C resets them first, so a refused dictionary leaves them reset too).
+fn store_params(
+    choice: &mut Choice,
+    priority: Priority,
+    params: &AlgorithmParams<'_>,
+    dict: Option<Result<Arc<FileContents>>>,
+) -> Result {
+    choice.set_params(priority, Params::UNSET);
+    let dict = dict.transpose()?;
+    choice.set_params(
+        priority,
+        Params {
+            level: params.level,
+            // 6.12 has no `deflate.winbits`: the parse leaves it unset there.
+            deflate_winbits: params.deflate_winbits,
+            dict,
+        },
+    );
+    Ok(())
 }
 
 /// Reads the dictionary at `path` (`dict=`), as C zram does: a file that cannot be read, or an

@@ -11,12 +11,12 @@
 //! compressed again without it, and stored only if its slot kept its recompression mark
 //! meanwhile, that is if its content neither changed nor went (C holds the slot's lock
 //! throughout; a read meanwhile leaves the mark, as a read waits in C, and keeps its access
-//! time, as if it came after; so does an `idle` mark). On 7.3 the selected slots carry the post-processing mark
-//! (`ZRAM_PP_SLOT`, [`Mark::Writeback`]) until their turn: an access before it takes the mark
-//! away and the slot is skipped, as in C.
+//! time, as if it came after; an `idle` write waits for the slot, as in C). On 7.3 the
+//! selected slots carry the post-processing mark (`ZRAM_PP_SLOT`, [`Mark::Writeback`]) until
+//! their turn: an access before it takes the mark away and the slot is skipped, as in C.
 
 use super::writeback::{select_slots, unmark, Running};
-use super::{lock_with_stream, read_locked, SlotGuard, Storage, Zram};
+use super::{lock_with_stream_of, read_locked, read_plain, Plain, SlotGuard, Storage, Zram};
 use crate::attrs::parse_errno;
 use crate::kapi::bounce::BouncePage;
 use crate::kapi::{cpu, mem};
@@ -91,9 +91,15 @@ impl Zram {
             if budget == 0 {
                 break;
             }
-            let targets = Targets::Range(range.clone());
-            self.recompress_slot(storage, index, &mut page, &mut budget, request, targets)?;
-            cpu::cond_resched();
+            // Slots without an object are passed over with a look at their flags; the
+            // scheduler gets a chance after every slot that holds one and every 64 others.
+            if storage.pages.may_hold_object(index) {
+                let targets = Targets::Range(range.clone());
+                self.recompress_slot(storage, index, &mut page, &mut budget, request, targets)?;
+                cpu::cond_resched();
+            } else if index % 64 == 63 {
+                cpu::cond_resched();
+            }
         }
         Ok(())
     }
@@ -168,7 +174,8 @@ impl Zram {
         let selected = matches!(targets, Targets::One(_));
         let threshold = request.threshold as usize;
         let mode = request.mode;
-        let read = lock_with_stream(storage, index, |slot, stream| -> Result<_> {
+        // The locked slot's content, object size and priority if it is to be recompressed.
+        let candidate = |slot: &SlotGuard<'_>| -> Option<(SlotContent, usize, Priority)> {
             let content = slot.content();
             let SlotContent::Stored {
                 size,
@@ -177,7 +184,7 @@ impl Zram {
                 ..
             } = content
             else {
-                return Ok(None);
+                return None;
             };
             let qualifies = if selected {
                 // Unchanged and not accessed since it was selected if still marked.
@@ -189,35 +196,73 @@ impl Zram {
                     && (!mode.idle || slot.is_idle())
                     && (!mode.huge || huge)
             };
-            if !qualifies || size < threshold {
-                return Ok(None);
-            }
-            read_locked(slot, content, index, page.bytes_mut(), stream)?;
+            (qualifies && size >= threshold).then_some((content, size, priority))
+        };
+        // The page has been read from the locked slot into `page`: from now the page is not
+        // idle (as in C), and the slot is marked for recompression.
+        let taken = |slot: &mut SlotGuard<'_>, size, priority| {
             slot.unmark_idle();
             slot.set_mark(Mark::Recompress);
             // Taken away by an access while the slot is unlocked (`SlotGuard::accessed`).
             slot.set_mark(Mark::Untouched);
-            Ok(Some((size, priority)))
-        });
-        let Some((stream, read)) = read else {
-            return Ok(());
+            (size, priority)
         };
-        drop(stream);
-        let Some((old_size, current)) = read? else {
-            return Ok(());
+        // First a look without a stream, as C takes one slot lock for each slot it skips;
+        // a page stored whole is read under that lock, it needs no stream.
+        let whole = {
+            let Some(mut slot) = storage.pages.lock(index) else {
+                return Ok(());
+            };
+            let Some((content, size, priority)) = candidate(&slot) else {
+                return Ok(());
+            };
+            match Plain::of(content) {
+                Some(plain) => {
+                    read_plain(&slot, plain, index, page.bytes_mut())?;
+                    Ok(taken(&mut slot, size, priority))
+                }
+                None => Err(priority),
+            }
+        };
+        let (old_size, current) = match whole {
+            Ok(read) => read,
+            Err(priority) => {
+                // A compressed object: locked again with a stream of its algorithm, and
+                // looked at again.
+                let read =
+                    lock_with_stream_of(storage, index, priority, |slot, stream| -> Result<_> {
+                        let Some((content, size, priority)) = candidate(slot) else {
+                            return Ok(None);
+                        };
+                        read_locked(slot, content, index, page.bytes_mut(), stream)?;
+                        Ok(Some(taken(slot, size, priority)))
+                    });
+                let Some((stream, read)) = read else {
+                    return Ok(());
+                };
+                drop(stream);
+                let Some(read) = read? else {
+                    return Ok(());
+                };
+                read
+            }
         };
         let result = self.recompress_object(
             storage, index, page, budget, threshold, &targets, old_size, current,
         );
-        if let Some(mut slot) = storage.pages.lock(index) {
-            slot.clear_mark(Mark::Recompress);
-            slot.clear_mark(Mark::Untouched);
+        if result.is_err() {
+            // (Every other end takes the marks away itself.)
+            if let Some(mut slot) = storage.pages.lock(index) {
+                unmark_recompressed(&mut slot);
+            }
         }
         result
     }
 
     /// The second half of [`Self::recompress_slot`]: the page in `page` was stored as an object
-    /// of `old_size` bytes by the algorithm of `current`, and its slot is marked.
+    /// of `old_size` bytes by the algorithm of `current`, and its slot is marked. Unless it
+    /// fails, the slot ends unmarked: by the store of the new object, by whatever changed the
+    /// slot meanwhile, or here.
     #[allow(clippy::too_many_arguments)]
     fn recompress_object(
         &self,
@@ -278,16 +323,16 @@ impl Zram {
                 return Ok(());
             };
             if !slot.has_mark(Mark::Recompress) {
-                // Changed or freed meanwhile: the new object goes (after the unlock).
+                // Changed or freed meanwhile (which took both marks away): the new object goes
+                // (after the unlock).
                 drop(slot);
                 return Ok(());
             }
             let size = handle.size();
-            // A read or an `idle` while the slot was unlocked: in C each waited for the slot
-            // and came after the recompression, so its access time or idle mark stays (the
-            // idle mark was taken away before the window).
+            // A read while the slot was unlocked: in C it waited for the slot and came after
+            // the recompression, so its access time stays. (An `idle` write waits for the
+            // slot's recompression, `Zram::mark_idle`.)
             let read_at = (!slot.has_mark(Mark::Untouched)).then(|| slot.access_time());
-            let idle = slot.is_idle();
             // Also takes the marks (idle, recompression) and the access time away, as C's
             // `zram_free_page()` before it stores the new object.
             let old = slot
@@ -296,39 +341,43 @@ impl Zram {
             if let Some(seconds) = read_at {
                 slot.accessed(seconds);
             }
-            if idle {
-                slot.set_idle();
-            }
             self.stats.stored_object(size, false);
             drop(slot);
             storage.removed(&self.stats, old);
             return Ok(());
         }
-        let Some((no_smaller_class, above_threshold)) = last else {
-            // No algorithm was tried: not counted.
-            return Ok(());
-        };
-        if let Targets::Range(_) = targets {
-            *budget = budget.saturating_sub(1);
-        }
-        // Nothing kept: incompressible when every recompression algorithm was tried in this
+        // Nothing kept. Incompressible when every recompression algorithm was tried in this
         // write and the last gave no smaller class (6.12), or when the last configured one
-        // gave no smaller class or too many bytes (7.3).
-        let incompressible = match targets {
-            Targets::Range(_) => no_smaller_class && tried == storage.recompressors.count(),
-            Targets::One(priority) => {
-                (no_smaller_class || above_threshold) && storage.recompressors.is_last(*priority)
-            }
-        };
-        if incompressible {
-            if let Some(mut slot) = storage.pages.lock(index) {
-                if slot.has_mark(Mark::Recompress) {
-                    slot.mark_incompressible();
+        // gave no smaller class or too many bytes (7.3). Not counted if none was tried.
+        let incompressible = match last {
+            None => false,
+            Some((no_smaller_class, above_threshold)) => {
+                if let Targets::Range(_) = targets {
+                    *budget = budget.saturating_sub(1);
+                }
+                match targets {
+                    Targets::Range(_) => no_smaller_class && tried == storage.recompressors.count(),
+                    Targets::One(priority) => {
+                        (no_smaller_class || above_threshold)
+                            && storage.recompressors.is_last(*priority)
+                    }
                 }
             }
+        };
+        if let Some(mut slot) = storage.pages.lock(index) {
+            if incompressible && slot.has_mark(Mark::Recompress) {
+                slot.mark_incompressible();
+            }
+            unmark_recompressed(&mut slot);
         }
         Ok(())
     }
+}
+
+/// Takes a recompression's marks away from its slot.
+fn unmark_recompressed(slot: &mut SlotGuard<'_>) {
+    slot.clear_mark(Mark::Recompress);
+    slot.clear_mark(Mark::Untouched);
 }
 
 /// `EINVAL` for a threshold at or above zsmalloc's huge class (C's check, made before any

@@ -746,6 +746,11 @@ where
     let mut entries: VVec<(usize, usize)> = VVec::new();
     'ranges: for (range, wants) in ranges {
         for index in range.start..range.end.min(storage.pages.pages()) {
+            // Only a slot holding an object can be selected: the others are passed over with
+            // a look at their flags.
+            if !storage.pages.may_hold_object(index) {
+                continue;
+            }
             // Room for one more before the slot lock, under which nothing may sleep: the push
             // below then never allocates.
             if entries.reserve(1, GFP_KERNEL).is_err() {
