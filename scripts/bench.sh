@@ -64,7 +64,15 @@ if [ "${BENCH_PROFILE:-0}" = insn ] && [ -z "${BENCH_LOG:-}" ]; then
 	cp "$kdir/System.map" "$out/System.map"
 fi
 
-python3 -c 'import matplotlib' 2>/dev/null || pip install -q matplotlib >&2
+# The corpus cell's data (scripts/corpus.py, built with the initramfs): not when counting.
+if [ "${BENCH_PROFILE:-0}" != insn ] && [ -z "${BENCH_LOG:-}" ] && echo corpus | grep -Eq "${BENCH_ONLY:-.}"; then
+	export GUEST_CORPUS=$ZRAM_RS_CACHE/vm/$(kernel_name)/corpus
+fi
+
+# The report runs on Debian's Python, with Debian's plotting library (not pip's: a plain Debian 12
+# refuses pip installs into its Python, an externally managed environment).
+python=/usr/bin/python3
+dpkg -s python3-matplotlib >/dev/null 2>&1 || apt-get install -y -q python3-matplotlib >&2
 
 if [ -n "${BENCH_LOG:-}" ]; then
 	echo "bench: guest part taken from $BENCH_LOG"
@@ -77,10 +85,12 @@ else
 	"$here/vm.sh" bench
 	cp "$ZRAM_RS_CACHE/vm/$(kernel_name)/console-bench.log" "$out/console.log"
 	echo "${ACCEL:-tcg} $BENCH_CLOCK" >"$out/clock.txt"
+	# The corpus's sizes and digests, and its dictionary, beside the results.
+	[ -z "${GUEST_CORPUS:-}" ] || cp "$GUEST_CORPUS/manifest.txt" "$GUEST_CORPUS/dict" "$out/"
 fi
 
 if [ -e "$out/insn-counts.txt" ]; then
-	python3 "$here/insn_report.py" "$out" "$out/System.map"
+	$python "$here/insn_report.py" "$out" "$out/System.map"
 	echo "bench: results in $out"
 	exit 0
 fi
@@ -98,5 +108,5 @@ for case in none scan-ours:same scan-loop:same scan-ours:middle scan-loop:middle
 done
 rm -f "$out/cg.out"
 
-python3 "$here/bench_report.py" "$out"
+$python "$here/bench_report.py" "$out"
 echo "bench: results in $out"

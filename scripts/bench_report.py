@@ -2,7 +2,8 @@
 """Tabulates a `make bench` run: per cell the median of each driver, the ratio zram_rs / C
 (throughput; above 1 is better for zram_rs) with the min-max of the per-repetition ratios,
 system time per GiB from fio's own accounting, the seed experiment, memory, the rep-stosq
-limit and the host instruction counts. Writes results.csv, results.json and ratios.png."""
+limit and the host instruction counts. Writes results.csv, results.json and ratios.png, and for
+the corpus cell corpus.csv and corpus.png (compression ratios per algorithm, kind and driver)."""
 
 import csv
 import json
@@ -37,6 +38,10 @@ table = {}
 stosq = None
 header = ""
 profiles = defaultdict(lambda: defaultdict(list))  # cell -> driver -> [(percent, symbol)]
+# (algorithm, variant) -> driver -> kind -> (pages, orig, compr, same, huge, verdict)
+corpus = defaultdict(lambda: defaultdict(dict))
+corpus_memory = defaultdict(dict)  # (algorithm, variant) -> driver -> mem_used_total
+corpus_refused = []
 for line in log:
     words = line.split(" ", 4)
     if line.startswith("BENCH: reps"):
@@ -78,6 +83,15 @@ for line in log:
         dict_write[driver][int(rep)] = int(written)
         dict_read[driver][int(rep)] = int(read)
         dict_size[driver][int(rep)] = int(size)
+    elif line.startswith("CORPUS "):
+        _, driver, algorithm, variant, kind, pages, orig, compr, same, huge, verdict = line.split()
+        corpus[(algorithm, variant)][driver][kind] = (int(pages), int(orig), int(compr), int(same),
+                                                      int(huge), verdict)
+    elif line.startswith("CORPUS_MEMORY "):
+        _, driver, algorithm, variant, used = line.split()
+        corpus_memory[(algorithm, variant)][driver] = int(used)
+    elif line.startswith("CORPUS_REFUSED "):
+        corpus_refused.append(line.split()[1:])
     elif line.startswith("TABLE "):
         _, driver, size, pages = line.split()
         table[driver] = int(size) / int(pages)
@@ -155,12 +169,48 @@ with open(out / "results.csv", "w", newline="") as f:
     for row in rows:
         writer.writerow(row)
 
+# The corpus cell: orig_data_size / compr_data_size per kind and over the three kinds (as the
+# dictionary patches' cover letter measured, from mm_stat), and orig_data_size /
+# mem_used_total (what the pool really holds) over the three; next to the cover letter's.
+PUBLISHED = {("zstd", "none"): 3.47, ("zstd", "dict"): 3.76, ("zstd", "dict,level=8"): 4.06,
+             ("lz4", "none"): 2.64, ("lz4", "dict"): 2.82, ("lz4hc", "none"): 2.87, ("lz4hc", "dict"): 3.47}
+KINDS = ["programs", "text", "anon"]
+corpus_rows = []
+for (algorithm, variant), drivers in corpus.items():
+    row = {"algorithm": algorithm, "variant": variant, "published": PUBLISHED.get((algorithm, variant))}
+    for driver, tag in (("zram", "c"), ("zram_rs", "rs")):
+        kinds = drivers.get(driver, {})
+        orig = sum(kinds[k][1] for k in KINDS if k in kinds)
+        compr = sum(kinds[k][2] for k in KINDS if k in kinds)
+        for kind in KINDS:
+            if kind in kinds:
+                row[f"{kind}_{tag}"] = kinds[kind][1] / kinds[kind][2] if kinds[kind][2] else float("inf")
+                row[f"{kind}_pages"] = kinds[kind][0]
+        row[f"all_{tag}"] = orig / compr if compr else float("inf")
+        used = corpus_memory[(algorithm, variant)].get(driver)
+        row[f"memory_{tag}"] = orig / used if used else None
+        row[f"compr_{tag}"] = compr
+        row[f"intact_{tag}"] = all(kinds[k][5] == "intact" for k in kinds) and len(kinds) == len(KINDS)
+    row["sizes_equal"] = all(drivers.get("zram", {}).get(k, (None,) * 5)[:5] ==
+                             drivers.get("zram_rs", {}).get(k, (0,) * 5)[:5] for k in KINDS)
+    corpus_rows.append(row)
+if corpus_rows:
+    fields = ["algorithm", "variant", "published", "sizes_equal"] + \
+        [f"{k}_{t}" for k in KINDS + ["all", "memory", "compr", "intact"] for t in ("c", "rs")] + \
+        [f"{k}_pages" for k in KINDS]
+    with open(out / "corpus.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=fields)
+        writer.writeheader()
+        for row in corpus_rows:
+            writer.writerow(row)
+
 counts = {}
 if (out / "callgrind.txt").exists():
     raw = dict(line.split() for line in (out / "callgrind.txt").read_text().splitlines() if line.strip())
     base = int(raw.get("none", 0))
     counts = {case: (int(total) - base) / 1000 for case, total in raw.items() if case != "none"}
-json.dump({"header": header, "timing": timing, "rows": rows, "stosq_gb_s": stosq, "instructions_per_page": counts},
+json.dump({"header": header, "timing": timing, "rows": rows, "stosq_gb_s": stosq, "instructions_per_page": counts,
+           "corpus": corpus_rows, "corpus_refused": corpus_refused},
           open(out / "results.json", "w"), indent=2)
 
 print(f"{header} ({timing})")
@@ -188,6 +238,24 @@ if counts:
     if "fill-ours" in counts:
         print(f"  fill          : {counts['fill-ours']:8.0f} vs {counts['fill-loop']:8.0f}")
 
+if corpus_rows:
+    pages = corpus_rows[0]
+    print("compression ratios on the corpus (orig_data_size / compr_data_size from mm_stat; memory:\n"
+          " orig_data_size / mem_used_total; C / zram_rs; pages per kind: " +
+          ", ".join(f"{k} {pages.get(k + '_pages', 0)}" for k in KINDS) + ")")
+    print(f"{'algorithm':<10} {'variant':<13} " + " ".join(f"{k:>13}" for k in KINDS + ["all", "memory"]) +
+          f" {'equal':>6} {'intact':>7} {'published':>9}")
+    cell = lambda row, key: (f"{row.get(key + '_c') or 0:.2f}/{row.get(key + '_rs') or 0:.2f}")
+    for row in corpus_rows:
+        published = f"{row['published']:.2f}" if row["published"] else ""
+        intact = "yes" if row["intact_c"] and row["intact_rs"] else "NO"
+        print(f"{row['algorithm']:<10} {row['variant']:<13} " +
+              " ".join(f"{cell(row, k):>13}" for k in KINDS + ["all", "memory"]) +
+              f" {'yes' if row['sizes_equal'] else 'NO':>6} {intact:>7} {published:>9}")
+    for refused in corpus_refused:
+        print(f"  refused by {refused[0]}: {refused[1]} {refused[2]}")
+    print("(published: the 6.12 dictionary patches' cover letter, one 1.75 GB data set of its own)")
+
 if profiles:
     with open(out / "profiles.txt", "w") as f:
         for cell, drivers in profiles.items():
@@ -203,6 +271,10 @@ try:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+except ImportError:
+    plt = None
+    print("matplotlib missing: no chart")
+if plt and rows:
     fig, ax = plt.subplots(figsize=(14, 6))
     names = [r["cell"] for r in rows]
     values = [r["ratio_median"] for r in rows]
@@ -218,5 +290,20 @@ try:
     ax.set_title(f"zram_rs vs C zram, same VM boot ({timing})")
     fig.tight_layout()
     fig.savefig(out / "ratios.png", dpi=110)
-except ImportError:
-    print("matplotlib missing: no chart")
+if plt and corpus_rows:
+    fig, ax = plt.subplots(figsize=(12, 5))
+    labels = [f"{r['algorithm']}" + ("" if r["variant"] == "none" else f"\n{r['variant']}") for r in corpus_rows]
+    x = range(len(corpus_rows))
+    ax.bar([i - 0.2 for i in x], [r["all_c"] for r in corpus_rows], width=0.4, label="C zram", color="#8c8c8c")
+    ax.bar([i + 0.2 for i in x], [r["all_rs"] for r in corpus_rows], width=0.4, label="zram_rs", color="#4c72b0")
+    published = [(i, r["published"]) for i, r in zip(x, corpus_rows) if r["published"]]
+    if published:
+        ax.scatter([i for i, _ in published], [v for _, v in published], marker="_", s=400, color="#c44e52",
+                   label="the dictionary patches' cover letter (its own data)", zorder=3)
+    ax.set_xticks(list(x))
+    ax.set_xticklabels(labels, fontsize=8)
+    ax.set_ylabel("orig_data_size / compr_data_size")
+    ax.set_title("Compression ratio on the corpus (programs, documentation text, anonymous memory)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out / "corpus.png", dpi=110)

@@ -3,7 +3,8 @@
 # Packs the VM's root filesystem: busybox, bash and the host tools the tests use (with their
 # shared libraries), the kernel's modules plus zram_rs.ko under /lib/modules (depmod'ed, so
 # `modprobe zram_rs` works), the kselftest KTAP helpers and zram selftests from the kernel
-# source, the demo, and the given test scripts (with tests/lib.sh).
+# source, the demo, and the given test scripts (with tests/lib.sh); for the bench, the
+# compression corpus (GUEST_CORPUS).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/env.sh"
@@ -99,6 +100,19 @@ for test in "$@"; do
 	cp "$test" "$stage/tests/$name"
 	echo "$name" >>"$stage/tests/order"
 done
+
+# GUEST_CORPUS (make bench's corpus cell): the compression corpus, built here because its first
+# part is the guest's own programs and libraries, the files just packed (scripts/corpus.py);
+# kept in GUEST_CORPUS and carried in /corpus.
+if [ -n "${GUEST_CORPUS:-}" ]; then
+	page=4096
+	grep -q '^CONFIG_ARM64_16K_PAGES=y' "$kdir/.config" && page=16384
+	grep -q '^CONFIG_ARM64_64K_PAGES=y' "$kdir/.config" && page=65536
+	command -v zstd >/dev/null || apt-get install -y -q zstd >&2
+	rm -rf "$GUEST_CORPUS"
+	/usr/bin/python3 "$here/corpus.py" "$stage" "$root" "$page" "$GUEST_CORPUS"
+	cp -r "$GUEST_CORPUS" "$stage/corpus"
+fi
 
 (cd "$stage" && find . -print0 | cpio --null -o -H newc --owner=0:0 --quiet) | gzip -1 >"$out"
 echo "initramfs: $out ($(du -h "$out" | cut -f1))" >&2

@@ -9,6 +9,11 @@
 #   WRITEBACK_COMPRESSED <driver> <rep> <pages/s written back> <pages/s read back>   (7.x)
 #   RECOMPRESS <driver> <rep> <pages/s recompressed> <compr_data_size before> <after>
 #   DICT <driver> <rep> <pages/s written> <pages/s read> <compr_data_size>
+#   CORPUS <driver> <algorithm> <none|dict|dict,level=8> <kind> <pages> <orig_data_size>
+#          <compr_data_size> <same_pages> <huge_pages> <intact|differs|write-failed>
+#                                      (the kind's mm_stat deltas; kinds: programs text anon)
+#   CORPUS_MEMORY <driver> <algorithm> <variant> <mem_used_total after the three kinds>
+#   CORPUS_REFUSED <driver> <algorithm> <variant>   (algorithm_params refused the variant)
 #   TABLE <driver> <bytes of the slot table> <pages>   (from /proc/vmallocinfo)
 #   STOSQ <GB/s>
 #   PROFILE <cell> <driver> <percent> <kernel symbol>   (BENCH_PROFILE=1: one perf run per cell)
@@ -48,6 +53,23 @@ bytes() {
 	esac
 }
 insn_phase=0
+# counted NAME DRIVER PAGES COMMAND...: COMMAND (its output discarded) as one phase of the QEMU
+# plugin's count (BENCH_PROFILE=insn), PAGES the 4 KiB pages it moves. Each sync(2) closes a
+# phase; nothing else in the guest calls sync, so COMMAND runs as phase number insn_phase. The
+# module's symbols come first, for the report.
+counted() {
+	local name=$1 driver=$2 pages=$3
+	shift 3
+	grep "\[$driver\]\$" /proc/kallsyms | sed 's/^/KSYM /'
+	sync
+	insn_phase=$((insn_phase + 1))
+	"$@" >/dev/null 2>&1
+	sync
+	echo "INSN $insn_phase $name $driver $pages"
+	insn_phase=$((insn_phase + 1))
+}
+# write_attr FILE VALUE (for counted).
+write_attr() { echo "$2" >"$1"; }
 
 # measure NAME DRIVER ALGORITHM RW BS FIO_OPTIONS...: one fio run on a fresh device (prefilled
 # for reads); prints fio's terse line. With BENCH_PROFILE=1 the run is sampled by perf and the
@@ -62,15 +84,8 @@ measure() {
 		;;
 	esac
 	if [ "${BENCH_PROFILE:-0}" = insn ]; then
-		# Counted by the QEMU plugin: each sync(2) closes one of its phases. Nothing else in
-		# the guest calls sync, so the run below is phase number insn_phase.
-		grep "\[$driver\]\$" /proc/kallsyms | sed 's/^/KSYM /'
-		sync
-		insn_phase=$((insn_phase + 1))
-		fio --name="$name" --rw="$rw" --bs="$bs" "$@" >/dev/null 2>&1
-		sync
-		echo "INSN $insn_phase $name $driver $(($(bytes "$size") * jobs / 4096))"
-		insn_phase=$((insn_phase + 1))
+		counted "$name" "$driver" $(($(bytes "$size") * jobs / 4096)) \
+			fio --name="$name" --rw="$rw" --bs="$bs" "$@"
 	elif [ "${BENCH_PROFILE:-0}" = 1 ]; then
 		# Long enough (guest seconds, repeating the I/O) for thousands of samples.
 		perf record -q -o /tmp/perf.data -e cpu-clock -F 10000 -a -- \
@@ -129,8 +144,11 @@ for buffer in "${buffers[@]}"; do
 done
 
 # The 2017 memset_l measurement: 100 MB of non-zero same-filled data, read with dd.
-# (Neither runs when counting instructions: the counts cover the fio cells.)
+# (Neither runs when counting instructions: the counts cover the fio cells and, below, the
+# recompression and the dictionary's writes and reads, once per driver.)
 counting=$([ "${BENCH_PROFILE:-0}" = insn ] && echo yes)
+timed_reps=$reps
+[ -z "$counting" ] || timed_reps=1
 [ -z "$counting" ] && echo seed | grep -Eq "$only" && for rep in $(seq 1 "$reps"); do
 	for driver in $(order "$rep"); do
 		setup $driver lzo-rle
@@ -198,8 +216,8 @@ wb_cell() {
 # Recompression: 64 MiB of half-compressible data stored with lzo, then `idle all` and
 # `recompress type=idle` with zstd as the recompression algorithm: pages per second of the
 # recompression (by the guest's clock) and compr_data_size before and after, which the same
-# libraries make equal for both drivers.
-[ -z "$counting" ] && echo recompress | grep -Eq "$only" && for rep in $(seq 1 "$reps"); do
+# libraries make equal for both drivers. Counting instructions, the recompression is counted.
+echo recompress | grep -Eq "$only" && for rep in $(seq 1 "$timed_reps"); do
 	for driver in $(order "$rep"); do
 		modprobe "$driver" num_devices=1 || exit 1
 		[ -e $z/recomp_algorithm ] || { rmmod "$driver"; break 2; }
@@ -212,6 +230,11 @@ wb_cell() {
 		echo all >$z/idle
 		before=$(awk '{ print $2 }' $z/mm_stat)
 		pages=$((wb_size_mb * 1024 * 1024 / page))
+		if [ -n "$counting" ]; then
+			counted recompress/idle "$driver" $((wb_size_mb * 256)) write_attr $z/recompress type=idle
+			teardown "$driver"
+			continue
+		fi
 		start=$(now_us)
 		echo type=idle >$z/recompress
 		done_at=$(now_us)
@@ -227,11 +250,11 @@ done
 # dictionary make equal for both drivers.
 # shellcheck source=scripts/guest/records.sh
 . /guest/records.sh
-if [ -z "$counting" ] && echo dict | grep -Eq "$only"; then
+if echo dict | grep -Eq "$only"; then
 	dict_mb=32
 	records 1 $((dict_mb << 20)) >/tmp/bench.text
 	records 2 65536 >/tmp/bench.dict
-	for rep in $(seq 1 "$reps"); do
+	for rep in $(seq 1 "$timed_reps"); do
 		for driver in $(order "$rep"); do
 			modprobe "$driver" num_devices=1 || exit 1
 			echo zstd >$z/comp_algorithm
@@ -239,6 +262,14 @@ if [ -z "$counting" ] && echo dict | grep -Eq "$only"; then
 				{ rmmod "$driver"; break 2; }
 			echo 1G >$z/disksize
 			pages=$((dict_mb * 1024 * 1024 / page))
+			if [ -n "$counting" ]; then
+				counted dict/write "$driver" $((dict_mb * 256)) \
+					dd if=/tmp/bench.text of=$dev bs=1M oflag=direct
+				counted dict/read "$driver" $((dict_mb * 256)) \
+					dd if=$dev of=/dev/null bs=1M count=$dict_mb iflag=direct
+				teardown "$driver"
+				continue
+			fi
 			start=$(now_us)
 			dd if=/tmp/bench.text of=$dev bs=1M oflag=direct 2>/dev/null
 			written=$(now_us)
@@ -251,6 +282,54 @@ if [ -z "$counting" ] && echo dict | grep -Eq "$only"; then
 		done
 	done
 	rm -f /tmp/bench.text /tmp/bench.dict
+fi
+
+# Compression ratios on a realistic corpus (scripts/corpus.py, carried in /corpus): the guest's
+# programs and libraries, Debian's documentation text and a process's anonymous memory, written
+# one kind after another to one device with every algorithm the kernel's C zram offers, and with
+# a dictionary trained on other data of the same kinds for those that take one (plus zstd at
+# level 8 with it, as the dictionary patches measured); then read back and compared. Sizes
+# depend on no clock: one run per driver. Per kind the mm_stat deltas, then mem_used_total.
+if [ -z "$counting" ] && echo corpus | grep -Eq "$only" && [ -d /corpus ]; then
+	modprobe zram num_devices=1 || exit 1
+	variants=()
+	for algorithm in $(tr -d '[]' <$z/comp_algorithm); do
+		variants+=("$algorithm none -")
+		case $algorithm in
+		zstd | lz4 | lz4hc) variants+=("$algorithm dict dict=/corpus/dict") ;;
+		esac
+	done
+	rmmod zram
+	variants+=("zstd dict,level=8 level=8 dict=/corpus/dict")
+	for variant in "${variants[@]}"; do
+		read -r algorithm label params <<<"$variant"
+		for driver in $(order 1); do
+			modprobe "$driver" num_devices=1 || exit 1
+			echo "$algorithm" >$z/comp_algorithm
+			if [ "$params" != - ] && ! echo "algo=$algorithm $params" >$z/algorithm_params; then
+				echo "CORPUS_REFUSED $driver $algorithm $label"
+				rmmod "$driver"
+				continue
+			fi
+			echo 1G >$z/disksize
+			offset=0
+			before=(0 0 0 0 0 0 0 0 0)
+			for kind in programs text anon; do
+				image=/corpus/$kind.img
+				pages=$(($(wc -c <$image) / page))
+				verdict=intact
+				dd if=$image of=$dev bs="$page" seek=$offset oflag=direct 2>/dev/null || verdict=write-failed
+				read -r -a mm <$z/mm_stat
+				dd if=$dev bs="$page" skip=$offset count=$pages iflag=direct 2>/dev/null |
+					cmp -s - $image || verdict=differs
+				echo "CORPUS $driver $algorithm $label $kind $pages $((mm[0] - before[0])) $((mm[1] - before[1])) $((mm[5] - before[5])) $((mm[7] - before[7])) $verdict"
+				before=("${mm[@]}")
+				offset=$((offset + pages))
+			done
+			echo "CORPUS_MEMORY $driver $algorithm $label ${mm[2]}"
+			teardown "$driver"
+		done
+	done
 fi
 
 # The slot table's size per page: the largest vmalloc area that initialising a 1 GiB device
