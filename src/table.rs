@@ -100,8 +100,9 @@ unsafe impl Send for PageStore {}
 /// The guard's thread holds `slot`'s lock bit (`slot` is one of `store`'s slots), one level of
 /// disabled preemption, and the lock in lockdep's view of `store.lockdep`. `flags` is
 /// the slot's flags word without the lock bit as it will be stored on drop: only the lock holder
-/// reads or changes the word's other bits, and another thread's `fetch_or` of the lock bit
-/// leaves a held word as it is.
+/// changes the word's other bits (and reads them, but for the hint of
+/// [`PageStore::may_hold_object`], which sees the word as it was before the lock), and another
+/// thread's `fetch_or` of the lock bit leaves a held word as it is.
 pub(crate) struct SlotGuard<'a> {
     slot: &'a Slot,
     store: &'a PageStore,
@@ -252,8 +253,8 @@ impl SlotGuard<'_> {
     fn set_words(&mut self, value: usize, flags: u32) {
         // SAFETY: the lock is held (type invariant).
         unsafe { *self.slot.value.get() = value };
-        // INVARIANT: nobody reads the slot's non-lock bits without the lock; the drop stores
-        // the new word.
+        // INVARIANT: nobody changes the slot's non-lock bits without the lock, nor reads them
+        // but as a hint; the drop stores the new word.
         self.flags = flags;
     }
 

@@ -379,15 +379,23 @@ impl Zram {
         let storage = self.storage().ok_or(EINVAL)?;
         for index in 0..storage.pages.pages() {
             // A slot being recompressed is judged once its recompression is over, as in C,
-            // whose recompression holds the slot's lock throughout (a window of one page's
-            // compression; on 7.3 the whole recompression was waited for above).
+            // whose recompression holds the slot's lock throughout (on 7.3 the whole
+            // recompression was waited for above). The window is one page's compressions,
+            // and may hold a wait for a stream: a few turns offered to the scheduler, then
+            // sleeps, so that a waiting `idle` never keeps the recompression from running.
+            let mut tries = 0u32;
             while let Some(mut slot) = storage.pages.lock(index) {
                 if !slot.has_mark(Mark::Recompress) {
                     slot.mark_idle(cutoff);
                     break;
                 }
                 drop(slot);
-                cpu::cond_resched();
+                if tries < 16 {
+                    tries += 1;
+                    cpu::cond_resched();
+                } else {
+                    cpu::sleep_ms(1);
+                }
             }
         }
         Ok(())

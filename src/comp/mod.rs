@@ -522,6 +522,10 @@ impl StreamPool {
     /// Borrows a stream, sleeping until one is free.
     #[inline(always)]
     pub(crate) fn get(&self) -> StreamGuard<'_> {
+        // Lockdep learns, on every borrow and not only when all streams are lent out, that a
+        // stream may be waited for with the locks held now (`try_get` alone adds no
+        // dependency: it never waits).
+        self.lockdep.might_wait();
         match self.try_get() {
             Some(stream) => stream,
             None => self.get_after_wait(),
@@ -531,8 +535,6 @@ impl StreamPool {
     /// [`Self::get`] when every stream is lent out.
     #[inline(never)]
     fn get_after_wait(&self) -> StreamGuard<'_> {
-        // Lockdep learns that a stream is waited for with the locks held now.
-        self.lockdep.might_wait();
         let mut sleep = self.sleep_lock.lock();
         loop {
             // Register, then look again: a guard that returns its stream after this sees the

@@ -108,6 +108,8 @@ extern "C" {
     #[cfg(target_arch = "aarch64")]
     #[link_name = "flush_dcache_page"]
     pub(crate) fn arch_flush_dcache_page(page: *mut bindings::page);
+    /// `msleep()` (`linux/delay.h`, not in the kernel crate's bindings).
+    pub(crate) fn msleep(msecs: c_uint);
 
     // Compression libraries (`include/linux/{lzo,lz4,zstd,zlib,sw842}.h`).
     pub(crate) fn lzo1x_1_compress(

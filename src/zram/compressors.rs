@@ -204,18 +204,20 @@ impl Zram {
             return self.set_algorithm_params_7_3(params);
         }
         // C 6.12 reads the dictionary under no lock: here before `init_lock`, so that a slow
-        // or large file holds up nothing else of the device. Every failure is `EINVAL`, so
-        // reading first changes no answer.
-        let dict = params.dict.map(load_dict);
+        // or large file holds up nothing else of the device; and only for a priority C
+        // accepts (looked up again below: an `algorithm_params` write racing a change of the
+        // algorithms sees one of them, as in C). Every failure is `EINVAL`.
+        let dict = match params.dict {
+            None => None,
+            Some(path) => {
+                let config = self.init_lock.lock();
+                params_priority_6_12(&config.choice, &params).ok_or(EINVAL)?;
+                drop(config);
+                Some(load_dict(path))
+            }
+        };
         let mut config = self.init_lock.lock();
-        // C 6.12: `algo` names the first priority with that algorithm (and wins over
-        // `priority`), which must lie in 0..=3. The parameters are kept whether or not the
-        // priority has an algorithm, and whether or not the device is initialised.
-        let priority = match params.algo {
-            Some(name) => config.choice.find(name, Priority::PRIMARY),
-            None => u64::try_from(params.priority).ok().and_then(Priority::new),
-        }
-        .ok_or(EINVAL)?;
+        let priority = params_priority_6_12(&config.choice, &params).ok_or(EINVAL)?;
         store_params(&mut config.choice, priority, &params, dict)
     }
 
@@ -251,6 +253,17 @@ impl Zram {
         // C 7.3 reads the dictionary under its device lock.
         let dict = params.dict.map(load_dict);
         store_params(&mut config.choice, priority, &params, dict)
+    }
+}
+
+/// The priority a 6.12 `algorithm_params` write addresses: `algo` names the first priority
+/// with that algorithm (and wins over `priority`), which must lie in 0..=3. (The parameters are
+/// kept whether or not the priority has an algorithm, and whether or not the device is
+/// initialised.)
+fn params_priority_6_12(choice: &Choice, params: &AlgorithmParams<'_>) -> Option<Priority> {
+    match params.algo {
+        Some(name) => choice.find(name, Priority::PRIMARY),
+        None => u64::try_from(params.priority).ok().and_then(Priority::new),
     }
 }
 
