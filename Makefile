@@ -6,6 +6,7 @@
 #   make vmtest TESTS="a.sh /abs/b.sh"   boot the VM and run just these test scripts
 #   make bench    C zram vs zram_rs in one VM boot (measurements, not tests)
 #   make module   build zram_rs.ko        make kernel   build the test kernel
+#   make deb      the Debian package zram-rs-dkms (DKMS sources) in dist/
 #   make fmt      rustfmt the sources     make clean    drop the module's build products
 #
 # ARCH=x86_64 (default) or arm64; KCONFIG=debug for the debug kernel; ACCEL=tcg (default) or kvm;
@@ -33,7 +34,7 @@ SCRIPTS := $(CURDIR)/scripts
 # The recipes source scripts/env.sh, which is bash.
 SHELL := /bin/bash
 
-.PHONY: run check vmtest bench module kernel deps fmt clean
+.PHONY: run check vmtest bench module kernel deb deps fmt clean
 
 deps:
 	@$(SCRIPTS)/install-deps.sh
@@ -56,6 +57,10 @@ module: deps
 
 kernel: deps
 	@$(SCRIPTS)/kernel.sh
+
+# Needs only Debian's packaging tools (installed by the script), not the kernel build's.
+deb:
+	@$(SCRIPTS)/deb.sh
 
 fmt: deps
 	@. $(SCRIPTS)/env.sh && rustfmt --edition 2021 --config-path "$$KSRC/.rustfmt.toml" \

@@ -10,6 +10,7 @@
 #include <linux/debugfs.h>
 #include <linux/lockdep.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/part_stat.h>
@@ -19,6 +20,9 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/workqueue.h>
+
+/* MODULE_VERSION() is a macro (a .modinfo entry); the version comes from the Kbuild file. */
+MODULE_VERSION(ZRAM_RS_VERSION);
 
 /* module_param() is a macro that places a struct kernel_param in the __param section. */
 static unsigned int num_devices = 1;
