@@ -54,6 +54,36 @@ if [ $rc = 0 ] && grep -qiE 'warning:|error' "$build_log"; then rc=1; fi
 record "zram_rs.ko builds with CLIPPY=1 and no warning" $rc
 rm -f "$build_log"
 
+# The package (x86_64 runs of the normal test kernels; it is the same for every architecture):
+# `make deb`, then DKMS building the module from the package's sources against the test kernel,
+# in scratch trees (nothing installed), and the result's modinfo.
+if [ "$ARCH_NAME" = x86_64 ] && [ -z "$KCONFIG_VARIANT" ] && [ "$KERNEL_PREPARED_ONLY" = 0 ]; then
+	echo "== package (DKMS)"
+	kdir=$("$here/kernel.sh" | tail -n 1)
+	pkg_log=$(mktemp)
+	scratch=$(mktemp -d)
+	deb=$("$here/deb.sh" 2>>"$pkg_log" | tail -n 1)
+	[ -n "$deb" ] && [ -s "$deb" ]
+	record "make deb builds the zram-rs-dkms package" $?
+	version=$(dpkg-deb -f "$deb" Version 2>>"$pkg_log")
+	kver=$(cat "$kdir/include/config/kernel.release")
+	dkms_args=(-m zram_rs -v "$version" --sourcetree "$scratch/root/usr/src" --dkmstree "$scratch/tree")
+	mkdir -p "$scratch/tree" && dpkg-deb -x "$deb" "$scratch/root" 2>>"$pkg_log" &&
+		dkms add "${dkms_args[@]}" >>"$pkg_log" 2>&1 &&
+		RUSTC=$RUSTC_PINNED BINDGEN=$BINDGEN dkms build "${dkms_args[@]}" -k "$kver" \
+			--kernelsourcedir "$kdir" >>"$pkg_log" 2>&1
+	rc=$?
+	ko=$(find "$scratch/tree" -name zram_rs.ko 2>/dev/null | head -n 1)
+	[ $rc = 0 ] && [ -n "$ko" ]
+	rc=$?
+	[ $rc = 0 ] || cat "$pkg_log"
+	record "DKMS builds zram_rs.ko from the package against the test kernel ($kver)" $rc
+	[ -n "$ko" ] && [ "$(modinfo -F version "$ko")" = "$version" ] &&
+		[ "$(modinfo -F parm "$ko")" = "num_devices:Number of pre-created zram devices (uint)" ]
+	record "the DKMS-built module names its version ($version) and describes its parameter" $?
+	rm -rf "$scratch" "$pkg_log"
+fi
+
 if [ "$KERNEL_PREPARED_ONLY" != 0 ]; then
 	# Nothing to boot: the source checks are the whole run.
 	echo
