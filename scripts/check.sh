@@ -36,7 +36,7 @@ rustfmt --check --edition 2021 --config-path "$KSRC/.rustfmt.toml" "$ZRAM_RS_TOP
 record "rustfmt --check" $?
 # The kernel first, on its own (built once, then cached): its own compiler warnings (a few
 # frame-size ones, more under KASAN) are not the module's, which the build below is judged by.
-"$here/kernel.sh" >/dev/null
+kdir=$("$here/kernel.sh" | tail -n 1)
 record "the test kernel builds" $?
 build_log=$(mktemp)
 ZRAM_RS_REBUILD=1 "$here/module.sh" CLIPPY=1 >"$build_log" 2>&1
@@ -59,7 +59,6 @@ rm -f "$build_log"
 # in scratch trees (nothing installed), and the result's modinfo.
 if [ "$ARCH_NAME" = x86_64 ] && [ -z "$KCONFIG_VARIANT" ] && [ "$KERNEL_PREPARED_ONLY" = 0 ]; then
 	echo "== package (DKMS)"
-	kdir=$("$here/kernel.sh" | tail -n 1)
 	pkg_log=$(mktemp)
 	scratch=$(mktemp -d)
 	deb=$("$here/deb.sh" 2>>"$pkg_log" | tail -n 1)

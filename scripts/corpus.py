@@ -85,8 +85,9 @@ def programs(stage):
     return files_under(stage, wanted)
 
 
-def training_programs(stage, root):
-    carried = {os.path.basename(p) for p in programs(stage)}
+def training_programs(carried_paths, root):
+    """ELF files of ROOT's /usr/bin and /usr/sbin whose names are not among CARRIED_PATHS."""
+    carried = {os.path.basename(p) for p in carried_paths}
     found = []
     for top in ("usr/bin", "usr/sbin"):
         found += [p for p in files_under(os.path.join(root, top))
@@ -189,7 +190,8 @@ def main():
     train = out / "train"
     train.mkdir(exist_ok=True)
     texts = documentation()
-    measured_programs, training_files = programs(stage), training_programs(stage, root)
+    measured_programs = programs(stage)
+    training_files = training_programs(measured_programs, root)
     sources = {
         "programs.img": (concat(measured_programs), f"{len(measured_programs)} ELF files"),
         "text.img": (b"".join(texts[0::2]), f"{len(texts[0::2])} text files"),

@@ -63,8 +63,8 @@ const _: () = assert!(
 ///
 /// `value` and `access` are only read or written by the holder of the lock bit in `flags`.
 /// The non-lock bits of `flags` are changed only under the lock too, and read without it only
-/// as a hint ([`PageStore::may_hold_object`]). A `Stored`
-/// content's handle is a live object of the [`PageStore`]'s pool, owned by the slot.
+/// as a hint ([`PageStore::may_hold_object`]). A `Stored` content's handle is a live object of
+/// the [`PageStore`]'s pool, owned by the slot.
 pub(crate) struct Slot {
     value: UnsafeCell<usize>,
     flags: AtomicU32,
