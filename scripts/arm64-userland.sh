@@ -1,12 +1,13 @@
 #!/bin/bash
 # Fetches (once) the arm64 user space of the arm64 VM from Debian's archive: busybox and the
-# tools the tests use (bash, e2fsprogs, fio, zramctl, cmp, sha256sum) with every arm64 library
-# they depend on, unpacked into ZRAM_RS_CACHE/arm64-userland. Prints that directory.
+# tools the tests use (bash, e2fsprogs, fio, zramctl, mkswap, swapon, kmod, cmp, sha256sum) with
+# every arm64 library they depend on, unpacked into ZRAM_RS_CACHE/arm64-userland. Prints that
+# directory.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/env.sh"
 out=$ZRAM_RS_CACHE/arm64-userland
-packages=(busybox-static bash e2fsprogs fio util-linux coreutils diffutils)
+packages=(busybox-static bash e2fsprogs fio util-linux mount kmod coreutils diffutils)
 stamp="$out/.complete-$(echo "${packages[*]}" | sha256sum | cut -c1-12)"
 if [ -f "$stamp" ]; then
 	echo "$out"

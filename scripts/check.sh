@@ -56,7 +56,9 @@ rm -f "$build_log"
 
 # The package (x86_64 runs of the normal test kernels; it is the same for every architecture):
 # `make deb`, then DKMS building the module from the package's sources against the test kernel,
-# in scratch trees (nothing installed), and the result's modinfo.
+# in scratch trees (nothing installed), the result's modinfo and the package's modprobe
+# configuration. The VM suite below then boots the DKMS-built module.
+dkms_ko=
 if [ "$ARCH_NAME" = x86_64 ] && [ -z "$KCONFIG_VARIANT" ] && [ "$KERNEL_PREPARED_ONLY" = 0 ]; then
 	echo "== package (DKMS)"
 	pkg_log=$(mktemp)
@@ -80,7 +82,11 @@ if [ "$ARCH_NAME" = x86_64 ] && [ -z "$KCONFIG_VARIANT" ] && [ "$KERNEL_PREPARED
 	[ -n "$ko" ] && [ "$(modinfo -F version "$ko")" = "$version" ] &&
 		[ "$(modinfo -F parm "$ko")" = "num_devices:Number of pre-created zram devices (uint)" ]
 	record "the DKMS-built module names its version ($version) and describes its parameter" $?
-	rm -rf "$scratch" "$pkg_log"
+	cmp "$scratch/root/usr/share/zram-rs-dkms/zram_rs-as-zram.conf" "$ZRAM_RS_TOP/modprobe/zram_rs-as-zram.conf"
+	record "the package carries the modprobe configuration (/usr/share/zram-rs-dkms/zram_rs-as-zram.conf)" $?
+	[ -z "$ko" ] || dkms_ko=$scratch/zram_rs.ko
+	[ -z "$ko" ] || cp "$ko" "$dkms_ko"
+	rm -rf "$scratch/tree" "$scratch/root" "$pkg_log"
 fi
 
 if [ "$KERNEL_PREPARED_ONLY" != 0 ]; then
@@ -98,10 +104,12 @@ else
 	tests=("$ZRAM_RS_TOP"/tests/[0-9]*.sh)
 fi
 vm_log=$(mktemp)
-"$here/vm.sh" test "${tests[@]}" | tee "$vm_log"
+# (the DKMS-built module when the package checks made one; vm.sh builds the work tree's otherwise)
+ZRAM_RS_KO=${dkms_ko:-${ZRAM_RS_KO:-}} "$here/vm.sh" test "${tests[@]}" | tee "$vm_log"
 vm_rc=${PIPESTATUS[0]}
 summary=$(grep -E '^vm: [0-9]+ passed, [0-9]+ failed' "$vm_log" | tail -n 1)
 rm -f "$vm_log"
+[ -z "$dkms_ko" ] || rm -rf "$(dirname "$dkms_ko")"
 if [ -n "$summary" ]; then
 	read -r vm_passed vm_failed vm_skipped < <(echo "$summary" | awk '{ print $2, $4, $6 }')
 	passed=$((passed + vm_passed))

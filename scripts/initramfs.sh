@@ -1,10 +1,11 @@
 #!/bin/bash
 # usage: initramfs.sh OUT.cpio.gz KERNEL_DIR ZRAM_RS_KO [TEST_SCRIPT...]
 # Packs the VM's root filesystem: busybox, bash and the host tools the tests use (with their
-# shared libraries), the kernel's modules plus zram_rs.ko under /lib/modules (depmod'ed, so
-# `modprobe zram_rs` works), the kselftest KTAP helpers and zram selftests from the kernel
-# source, the demo, and the given test scripts (with tests/lib.sh); for the bench, the
-# compression corpus (GUEST_CORPUS).
+# shared libraries; kmod's modprobe), the kernel's modules plus zram_rs.ko under /lib/modules
+# (depmod'ed, so `modprobe zram_rs` works), the package's modprobe configuration, on x86_64 the
+# zram clients (zram-generator, zramswap; scripts/clients.sh), the kselftest KTAP helpers and
+# zram selftests from the kernel source, the demo, and the given test scripts (with
+# tests/lib.sh); for the bench, the compression corpus (GUEST_CORPUS).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/env.sh"
@@ -20,7 +21,10 @@ case $ARCH_NAME in
 x86_64) root=/ triplet=x86_64-linux-gnu interpreter=/lib64/ld-linux-x86-64.so.2 ;;
 arm64) root=$("$here/arm64-userland.sh" | tail -n 1) triplet=aarch64-linux-gnu interpreter=/lib/ld-linux-aarch64.so.1 ;;
 esac
-tools=(/bin/bash /sbin/mke2fs /sbin/e2fsck /usr/bin/fio /sbin/zramctl /usr/bin/cmp /usr/bin/sha256sum)
+# Debian's util-linux swap tools, blkid and kmod (modprobe reads /etc/modprobe.d, as on Debian)
+# take the place of busybox's.
+tools=(/bin/bash /sbin/mke2fs /sbin/e2fsck /usr/bin/fio /sbin/zramctl /usr/bin/cmp /usr/bin/sha256sum
+	/sbin/mkswap /sbin/swapon /sbin/swapoff /sbin/blkid /bin/kmod)
 # GUEST_EXTRA_TOOLS: more programs from the same root (BENCH_PROFILE=1 make bench adds perf).
 # shellcheck disable=SC2206
 tools+=(${GUEST_EXTRA_TOOLS:-})
@@ -59,6 +63,33 @@ for tool in "${tools[@]}"; do
 	cp -L "$root$tool" "$stage/usr/local/bin/$(basename "$tool")"
 	copy_libs_of "$root$tool"
 done
+for name in modprobe rmmod insmod lsmod modinfo depmod; do
+	ln -sf kmod "$stage/usr/local/bin/$name"
+done
+mkdir -p "$stage/etc/modprobe.d"
+# The package's optional modprobe configuration, where the package puts it (tests/84-modprobe.sh
+# links it into /etc/modprobe.d).
+mkdir -p "$stage/usr/share/zram-rs-dkms"
+cp "$ZRAM_RS_TOP/modprobe/zram_rs-as-zram.conf" "$stage/usr/share/zram-rs-dkms/"
+
+# x86_64: the zram clients from Debian (scripts/clients.sh), where their packages put them, with
+# the systemd programs they call from this machine's systemd package (and every library).
+if [ "$ARCH_NAME" = x86_64 ]; then
+	clients=$("$here/clients.sh" | tail -n 1)
+	for file in /lib/systemd/system-generators/zram-generator /lib/systemd/system/systemd-zram-setup@.service \
+		/usr/sbin/zramswap /etc/default/zramswap /etc/systemd/zram-generator.conf; do
+		mkdir -p "$stage$(dirname "$file")"
+		cp -a "$clients$file" "$stage$file"
+	done
+	cp "$clients/VERSIONS" "$stage/tests/clients-versions"
+	copy_libs_of "$clients/lib/systemd/system-generators/zram-generator"
+	for file in /lib/systemd/systemd-makefs /usr/bin/systemd-detect-virt; do
+		copy_file "$file"
+		copy_libs_of "$root$file"
+	done
+	dpkg-query -W -f '${Package} ${Version}\n' systemd util-linux mount kmod >>"$stage/tests/clients-versions"
+fi
+
 # The project's own test program, built static for the guest.
 case $ARCH_NAME in
 x86_64) cc=gcc ;;

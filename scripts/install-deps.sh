@@ -10,7 +10,7 @@ packages=(
 	linux-source-6.12 rustc-web rust-web-src rust-web-clippy
 	clang-19 lld-19 llvm-19 libclang-19-dev
 	make bc flex bison libelf-dev libssl-dev xz-utils cpio kmod binutils
-	busybox-static fio e2fsprogs util-linux diffutils coreutils
+	busybox-static fio e2fsprogs util-linux mount diffutils coreutils systemd
 	gcc libc6-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross valgrind
 )
 backports_packages=(qemu-system-x86 qemu-system-arm)

@@ -233,6 +233,14 @@ zram_unload() {
 	kmemleak_check_unloaded "$symbols"
 }
 
+# drivers_loaded: the zram drivers /proc/modules lists: "zram", "zram_rs", "zram zram_rs" or
+# "none".
+drivers_loaded() {
+	local found
+	found=$(awk '$1 == "zram" || $1 == "zram_rs" { print $1 }' /proc/modules | sort | paste -sd' ')
+	echo "${found:-none}"
+}
+
 # field N FILE: the Nth whitespace-separated field of a stat file.
 field() {
 	awk -v n="$1" '{ print $n }' "$2"
