@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # usage: dkms/build.sh KERNEL_BUILD_DIR KERNEL_RELEASE
 # DKMS's build command for zram_rs (dkms.conf): checks that the kernel can take the module —
-# built with Rust support (CONFIG_RUST=y), of a supported series (6.12, or 7.3 and newer) —
-# and says so in one line if not, then builds zram_rs.ko with the kernel's own toolchain
-# choices: LLVM when the kernel was built with clang (the versioned tools, e.g. clang-19, when
-# installed), and the Rust compiler and bindgen named by RUSTC and BINDGEN (default: rustc and
-# bindgen on PATH), whose version must be the kernel's.
+# built with Rust support (CONFIG_RUST=y), of a supported series (6.12, or 7.3 and newer; DKMS
+# itself skips other kernels, dkms.conf) — and that the toolchain is the kernel's, and says so
+# in one line if not, then builds zram_rs.ko with the kernel's own choices: LLVM when the
+# kernel was built with clang (the versioned tools, e.g. clang-19, when installed), and the
+# Rust compiler named by RUSTC: from the environment, else from /etc/default/zram-rs-dkms
+# (read by DKMS's builds at package installation and kernel updates too), else `rustc` on
+# PATH. Its version must be the kernel's.
 set -eu
 kdir=$1 release=$2
 fail() {
@@ -23,20 +25,29 @@ set -- $series
 if ! { [ "$1" -eq 6 ] && [ "$2" -eq 12 ]; } && ! [ $(($1 * 256 + $2)) -ge $((7 * 256 + 3)) ]; then
 	fail "zram_rs supports 6.12 and 7.3 or newer, not $1.$2"
 fi
-rustc=${RUSTC:-rustc}
-bindgen=${BINDGEN:-bindgen}
-command -v "$rustc" >/dev/null || fail "no Rust compiler '$rustc' (set RUSTC)"
-command -v "$bindgen" >/dev/null || fail "no bindgen '$bindgen' (set BINDGEN)"
+rustc=${RUSTC:-}
+if [ -z "$rustc" ] && [ -r /etc/default/zram-rs-dkms ]; then
+	rustc=$(sed -n 's/^RUSTC=//p' /etc/default/zram-rs-dkms | tail -n 1)
+fi
+rustc=${rustc:-rustc}
+command -v "$rustc" >/dev/null ||
+	fail "no Rust compiler '$rustc' (set RUSTC in /etc/default/zram-rs-dkms to the kernel's)"
 want=$(sed -n 's/^CONFIG_RUSTC_VERSION_TEXT="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$config")
 have=$("$rustc" --version)
 [ -z "$want" ] || [ "$want" = "$have" ] ||
-	fail "the kernel was built with $want, '$rustc' is $have (set RUSTC to the kernel's compiler)"
+	fail "the kernel was built with $want, '$rustc' is $have (set RUSTC in /etc/default/zram-rs-dkms to the kernel's compiler)"
 llvm=
 if grep -q '^CONFIG_CC_IS_CLANG=y' "$config"; then
 	major=$(sed -n 's/^CONFIG_CLANG_VERSION=\([0-9]*\)$/\1/p' "$config")
 	major=$((major / 10000))
-	if command -v "clang-$major" >/dev/null; then llvm=LLVM=-$major; else llvm=LLVM=1; fi
+	if command -v "clang-$major" >/dev/null && command -v "ld.lld-$major" >/dev/null; then
+		llvm=LLVM=-$major
+	elif command -v clang >/dev/null && command -v ld.lld >/dev/null; then
+		llvm=LLVM=1
+	else
+		fail "the kernel was built with clang $major: install clang-$major and lld-$major"
+	fi
 fi
 # (The kernel's make must not see a make of DKMS's.)
 unset MAKEFLAGS MFLAGS MAKELEVEL
-exec make -C "$kdir" M="$(pwd)" $llvm RUSTC="$rustc" BINDGEN="$bindgen" modules
+exec make -C "$kdir" M="$(pwd)" $llvm RUSTC="$rustc" modules

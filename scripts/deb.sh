@@ -9,16 +9,21 @@ missing=()
 for pkg in dpkg-dev debhelper dh-dkms; do
 	dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
-[ ${#missing[@]} = 0 ] || apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+if [ ${#missing[@]} != 0 ]; then
+	apt-get install -y -q --no-install-recommends "${missing[@]}" >&2 || {
+		apt-get update -q >&2
+		apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+	}
+fi
 version=$(cd "$ZRAM_RS_TOP" && dpkg-parsechangelog -SVersion)
 kbuild_version=$(sed -n 's/^zram_rs_version := //p' "$ZRAM_RS_TOP/Kbuild")
 [ "$version" = "$kbuild_version" ] || {
 	echo "deb: debian/changelog says $version, Kbuild's zram_rs_version $kbuild_version" >&2
 	exit 1
 }
-work=$ZRAM_RS_CACHE/deb
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
 tree=$work/zram-rs-$version
-rm -rf "$work"
 mkdir -p "$tree"
 (cd "$ZRAM_RS_TOP" && git ls-files -z | xargs -0 cp --parents -t "$tree")
 (cd "$tree" && dpkg-buildpackage -b -us -uc >&2)

@@ -88,3 +88,29 @@ kernel_name() {
 kernel_dir() {
 	echo "$ZRAM_RS_CACHE/kernel/$(kernel_name)-$(kernel_key)"
 }
+
+# debian_download SUITE DEST PACKAGE...: downloads PACKAGEs of another Debian suite (trixie,
+# trixie-backports) into DEST, from the mirror this machine's apt uses for bookworm, checked
+# against Debian's archive keyring; apt's state for it is kept in the cache, so the machine's
+# sources and lists are left alone.
+debian_download() {
+	local suite=$1 dest=$2 apt_dir mirror
+	shift 2
+	apt_dir=$ZRAM_RS_CACHE/apt/$suite
+	mirror=$(apt-get indextargets --format '$(REPO_URI)' 'Codename: bookworm' | sort -u | head -n 1)
+	if [ -z "$mirror" ]; then
+		apt-get update -q >&2
+		mirror=$(apt-get indextargets --format '$(REPO_URI)' 'Codename: bookworm' | sort -u | head -n 1)
+	fi
+	[ -n "$mirror" ] || {
+		echo "debian_download: apt has no source for bookworm to take the mirror from" >&2
+		return 1
+	}
+	mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache" "$dest"
+	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] ${mirror%/} $suite main" \
+		>"$apt_dir/sources.list"
+	local apt_opts=(-o Dir::Etc::sourcelist="$apt_dir/sources.list" -o Dir::Etc::sourceparts=-
+		-o Dir::State::Lists="$apt_dir/lists" -o Dir::Cache="$apt_dir/cache" -o APT::Get::List-Cleanup=0 -q)
+	apt-get "${apt_opts[@]}" update >&2
+	(cd "$dest" && apt-get "${apt_opts[@]}" download "$@" >&2)
+}

@@ -66,6 +66,8 @@ done
 for name in modprobe rmmod insmod lsmod modinfo depmod; do
 	ln -sf kmod "$stage/usr/local/bin/$name"
 done
+# Where Debian has it (modprobe.d's install commands name it), kmod's too, not busybox's.
+ln -sf /usr/local/bin/kmod "$stage/sbin/modprobe"
 mkdir -p "$stage/etc/modprobe.d"
 # The package's optional modprobe configuration, where the package puts it (tests/84-modprobe.sh
 # links it into /etc/modprobe.d).
@@ -73,7 +75,8 @@ mkdir -p "$stage/usr/share/zram-rs-dkms"
 cp "$ZRAM_RS_TOP/modprobe/zram_rs-as-zram.conf" "$stage/usr/share/zram-rs-dkms/"
 
 # x86_64: the zram clients from Debian (scripts/clients.sh), where their packages put them, with
-# the systemd programs they call from this machine's systemd package (and every library).
+# the systemd programs they call from this machine's systemd package (and every library): Debian
+# 12's zram-generator and zram-tools, then Debian 13's zram-generator.
 if [ "$ARCH_NAME" = x86_64 ]; then
 	clients=$("$here/clients.sh" | tail -n 1)
 	for file in /lib/systemd/system-generators/zram-generator /lib/systemd/system/systemd-zram-setup@.service \
@@ -87,7 +90,25 @@ if [ "$ARCH_NAME" = x86_64 ]; then
 		copy_file "$file"
 		copy_libs_of "$root$file"
 	done
-	dpkg-query -W -f '${Package} ${Version}\n' systemd util-linux mount kmod >>"$stage/tests/clients-versions"
+	dpkg-query -W -f 'Debian 12 ${Package} ${Version}\n' systemd util-linux mount kmod >>"$stage/tests/clients-versions"
+	# Debian 13's zram-generator, unchanged, where Debian 13 puts it (under /usr/lib, beside
+	# Debian 12's under /lib) behind its path in /usr/lib: a wrapper that runs it with the Debian
+	# 13 C library it was built against (the guest's is Debian 12's), through that library's own
+	# dynamic loader; the programs it runs use the guest's. systemd-makefs where it calls it.
+	d13=/opt/debian13
+	mkdir -p "$stage$d13/lib" "$stage/usr/lib/systemd/system-generators" "$stage/usr/lib/systemd/system"
+	install -D "$clients/debian13/usr/lib/systemd/system-generators/zram-generator" \
+		"$stage$d13/zram-generator"
+	for lib in ld-linux-x86-64.so.2 $(readelf -d "$stage$d13/zram-generator" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+		cp -L "$clients/debian13/usr/lib/x86_64-linux-gnu/$lib" "$stage$d13/lib/"
+	done
+	cat >"$stage/usr/lib/systemd/system-generators/zram-generator" <<WRAPPER
+#!/bin/sh
+exec $d13/lib/ld-linux-x86-64.so.2 --library-path $d13/lib $d13/zram-generator "\$@"
+WRAPPER
+	chmod 755 "$stage/usr/lib/systemd/system-generators/zram-generator"
+	cp "$clients/debian13/usr/lib/systemd/system/systemd-zram-setup@.service" "$stage/usr/lib/systemd/system/"
+	ln -sf /lib/systemd/systemd-makefs "$stage/usr/lib/systemd/systemd-makefs"
 fi
 
 # The project's own test program, built static for the guest.

@@ -11,7 +11,7 @@ packages=(
 	clang-19 lld-19 llvm-19 libclang-19-dev
 	make bc flex bison libelf-dev libssl-dev xz-utils cpio kmod binutils
 	busybox-static fio e2fsprogs util-linux mount diffutils coreutils systemd
-	gcc libc6-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross valgrind
+	gcc libc6-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross valgrind dkms
 )
 backports_packages=(qemu-system-x86 qemu-system-arm)
 
@@ -41,22 +41,16 @@ if ! "$BINDGEN" --version 2>/dev/null | grep -q "bindgen $BINDGEN_VERSION"; then
 fi
 "$BINDGEN" --version
 
-# 7.3's source comes from trixie-backports: the package is downloaded with apt's own state kept
-# in the cache (the machine's sources are not touched) and its tarball taken out.
+# 7.3's source comes from trixie-backports (scripts/env.sh: debian_download); its tarball is
+# taken out of the package.
 if [ ! -d "$KSRC" ] && [ ! -f "$KSRC_TARBALL" ] && [ "$KERNEL_SERIES" = 7.3 ]; then
 	echo "install-deps: downloading linux-source-7.3 from trixie-backports"
-	apt_dir=$ZRAM_RS_CACHE/apt
-	mkdir -p "$apt_dir/lists/partial" "$apt_dir/deb"
-	echo 'deb [trusted=yes] http://deb.debian.org/debian trixie-backports main' >"$apt_dir/sources.list"
-	apt_opts=(-o Dir::Etc::sourcelist="$apt_dir/sources.list" -o Dir::Etc::sourceparts=-
-		-o Dir::State::Lists="$apt_dir/lists" -o APT::Get::List-Cleanup=0 -q)
-	apt-get "${apt_opts[@]}" update
-	(cd "$apt_dir/deb" && apt-get "${apt_opts[@]}" download linux-source-7.3)
-	rm -rf "$apt_dir/x"
-	dpkg-deb -x "$apt_dir"/deb/linux-source-7.3_*.deb "$apt_dir/x"
+	download=$(mktemp -d)
+	debian_download trixie-backports "$download" linux-source-7.3
+	dpkg-deb -x "$download"/linux-source-7.3_*.deb "$download/x"
 	mkdir -p "$(dirname "$KSRC_TARBALL")"
-	mv "$apt_dir/x/usr/src/linux-source-7.3.tar.xz" "$KSRC_TARBALL"
-	rm -rf "$apt_dir/x" "$apt_dir/deb"
+	mv "$download/x/usr/src/linux-source-7.3.tar.xz" "$KSRC_TARBALL"
+	rm -rf "$download"
 fi
 if [ ! -d "$KSRC" ]; then
 	echo "install-deps: unpacking $KSRC_TARBALL"
