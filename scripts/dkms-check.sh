@@ -5,8 +5,8 @@
 # kernels where it can); DKMS building zram_rs.ko from the installed sources against the test
 # kernel in KERNEL_DIR, with the Rust compiler named in /etc/default/zram-rs-dkms, copied to
 # OUT_KO for the VM suite; its modinfo; the modprobe configuration; the kernels DKMS skips (a
-# series zram_rs does not support, a kernel without Rust) and the one line for a wrong
-# compiler; then `apt purge`, which leaves nothing behind. Prints one "check: ok - NAME" or
+# series zram_rs does not support, a kernel without Rust), an autoinstall for one of them, and
+# the one line for a wrong compiler; then `apt purge`, which leaves nothing behind. Prints one "check: ok - NAME" or
 # "check: FAILED - NAME" line per case. Needs root; refuses to run where zram-rs-dkms is
 # installed already (it would be replaced, then purged).
 set -uo pipefail
@@ -14,10 +14,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/env.sh"
 kdir=$1 ko_out=$2
 log=$(mktemp) scratch=$(mktemp -d)
-defaults=/etc/default/zram-rs-dkms made_defaults=0 installed=0
+defaults=/etc/default/zram-rs-dkms installed=0
+# (a mark that the package on the machine is this test's, for a run that could not purge it)
+mark=/var/tmp/zram-rs-dkms-check.installed
 cleanup() {
-	[ "$installed" = 0 ] || apt-get purge -y -q zram-rs-dkms >>"$log" 2>&1
-	[ "$made_defaults" = 0 ] || rm -f "$defaults"
+	[ "$installed" = 0 ] || { apt-get purge -y -q zram-rs-dkms >>"$log" 2>&1 && rm -f "$mark"; }
+	rm -f "$defaults"
+	[ ! -e "$scratch/defaults" ] || mv "$scratch/defaults" "$defaults"
 	rm -rf "$scratch" "$log"
 }
 trap cleanup EXIT
@@ -32,7 +35,8 @@ record() {
 	: >"$log"
 }
 
-if dpkg-query -W -f '${Status}' zram-rs-dkms 2>/dev/null | grep -q 'install ok installed'; then
+[ ! -e "$mark" ] || apt-get purge -y -q zram-rs-dkms >/dev/null 2>&1 && rm -f "$mark"
+if dpkg-query -W -f '${Status}' zram-rs-dkms 2>/dev/null | grep -q 'install ok'; then
 	echo "zram-rs-dkms is installed on this machine: the test installs and purges it itself" >"$log"
 	record "the package test can install zram-rs-dkms (apt remove zram-rs-dkms first)" 1
 	exit 0
@@ -44,7 +48,12 @@ record "make deb builds the zram-rs-dkms package" $?
 version=$(dpkg-deb -f "$deb" Version 2>>"$log")
 kver=$(cat "$kdir/include/config/kernel.release")
 
+# The compiler the test kernel was built with, where a user names it for DKMS's builds (this
+# machine's own file kept aside meanwhile), before the installation, whose postinst builds.
+[ ! -e "$defaults" ] || cp -p "$defaults" "$scratch/defaults"
+echo "RUSTC=\"$RUSTC_PINNED\"" >"$defaults"
 installed=1
+touch "$mark"
 DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$deb" >>"$log" 2>&1 &&
 	dkms status -m zram_rs -v "$version" 2>>"$log" | tee -a "$log" | grep -q "^zram_rs/$version"
 record "apt install of the package adds zram_rs/$version to DKMS" $?
@@ -53,11 +62,6 @@ record "its sources are in /usr/src/zram_rs-$version" $?
 cmp "/usr/share/zram-rs-dkms/zram_rs-as-zram.conf" "$ZRAM_RS_TOP/modprobe/zram_rs-as-zram.conf" >>"$log" 2>&1
 record "it carries the modprobe configuration (/usr/share/zram-rs-dkms/zram_rs-as-zram.conf)" $?
 
-# The compiler the test kernel was built with, where a user names it for DKMS's builds.
-if [ ! -e "$defaults" ]; then
-	echo "RUSTC=$RUSTC_PINNED" >"$defaults"
-	made_defaults=1
-fi
 env -u RUSTC dkms build -m zram_rs -v "$version" -k "$kver" --kernelsourcedir "$kdir" >>"$log" 2>&1
 rc=$?
 ko=$(find "/var/lib/dkms/zram_rs/$version/$kver" -name zram_rs.ko 2>/dev/null | head -n 1)
@@ -81,6 +85,13 @@ rc=$?
 echo "dkms build for a kernel without Rust: status $rc" >>"$log"
 [ $rc = 77 ]
 record "DKMS skips a kernel without Rust support" $?
+# A kernel update to a kernel DKMS skips does not fail (with Debian 12's dkms, whose autoinstall
+# would, zram_rs is not autoinstalled: dkms.conf).
+dkms autoinstall -k 6.13.2 --kernelsourcedir "$kdir" >>"$log" 2>&1
+rc=$?
+echo "dkms autoinstall for 6.13.2: status $rc" >>"$log"
+[ $rc = 0 ]
+record "dkms autoinstall for a kernel DKMS skips succeeds" $?
 # A Rust compiler other than the kernel's: the build fails with one line saying so.
 printf '#!/bin/sh\necho "rustc 1.0.0 (00000000 2015-05-15)"\n' >"$scratch/rustc"
 chmod +x "$scratch/rustc"
@@ -92,7 +103,7 @@ echo "dkms build with another rustc: status $rc, make.log: $line" >>"$log"
 	echo "$line" | grep -q "the kernel was built with .*, '$scratch/rustc' is rustc 1.0.0"
 record "with another Rust compiler, DKMS's build fails with one line naming both" $?
 
-apt-get purge -y -q zram-rs-dkms >>"$log" 2>&1 && installed=0 &&
+apt-get purge -y -q zram-rs-dkms >>"$log" 2>&1 && installed=0 && rm -f "$mark" &&
 	[ -z "$(dkms status -m zram_rs 2>>"$log")" ] && [ ! -e "/usr/src/zram_rs-$version" ] &&
 	[ ! -e /var/lib/dkms/zram_rs ]
 record "apt purge removes the package and every DKMS build of it" $?
