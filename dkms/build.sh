@@ -27,7 +27,7 @@ if ! { [ "$1" -eq 6 ] && [ "$2" -eq 12 ]; } && ! [ $(($1 * 256 + $2)) -ge $((7 *
 fi
 rustc=${RUSTC:-}
 if [ -z "$rustc" ] && [ -r /etc/default/zram-rs-dkms ]; then
-	rustc=$(sed -n "s/^RUSTC=[\"']\{0,1\}\([^\"']*\)[\"']\{0,1\}$/\1/p" /etc/default/zram-rs-dkms | tail -n 1)
+	rustc=$(unset RUSTC; . /etc/default/zram-rs-dkms >/dev/null; printf %s "${RUSTC:-}")
 fi
 rustc=${rustc:-rustc}
 command -v "$rustc" >/dev/null ||

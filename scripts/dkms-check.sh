@@ -14,13 +14,17 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/env.sh"
 kdir=$1 ko_out=$2
 log=$(mktemp) scratch=$(mktemp -d)
-defaults=/etc/default/zram-rs-dkms installed=0
-# (a mark that the package on the machine is this test's, for a run that could not purge it)
-mark=/var/tmp/zram-rs-dkms-check.installed
+defaults=/etc/default/zram-rs-dkms installed=0 wrote_defaults=0
+# A mark that the package on the machine is this test's (for a run that could not purge it),
+# and the machine's own /etc/default/zram-rs-dkms kept aside while the test's is there.
+mark=/var/tmp/zram-rs-dkms-check.installed kept=/var/tmp/zram-rs-dkms-check.defaults
+restore_defaults() {
+	rm -f "$defaults"
+	[ ! -e "$kept" ] || mv "$kept" "$defaults"
+}
 cleanup() {
 	[ "$installed" = 0 ] || { apt-get purge -y -q zram-rs-dkms >>"$log" 2>&1 && rm -f "$mark"; }
-	rm -f "$defaults"
-	[ ! -e "$scratch/defaults" ] || mv "$scratch/defaults" "$defaults"
+	[ "$wrote_defaults" = 0 ] || restore_defaults
 	rm -rf "$scratch" "$log"
 }
 trap cleanup EXIT
@@ -35,7 +39,11 @@ record() {
 	: >"$log"
 }
 
-[ ! -e "$mark" ] || apt-get purge -y -q zram-rs-dkms >/dev/null 2>&1 && rm -f "$mark"
+# (what a run killed before its cleanup left)
+if [ -e "$mark" ]; then
+	apt-get purge -y -q zram-rs-dkms >/dev/null 2>&1 && rm -f "$mark"
+	restore_defaults
+fi
 if dpkg-query -W -f '${Status}' zram-rs-dkms 2>/dev/null | grep -q 'install ok'; then
 	echo "zram-rs-dkms is installed on this machine: the test installs and purges it itself" >"$log"
 	record "the package test can install zram-rs-dkms (apt remove zram-rs-dkms first)" 1
@@ -50,10 +58,11 @@ kver=$(cat "$kdir/include/config/kernel.release")
 
 # The compiler the test kernel was built with, where a user names it for DKMS's builds (this
 # machine's own file kept aside meanwhile), before the installation, whose postinst builds.
-[ ! -e "$defaults" ] || cp -p "$defaults" "$scratch/defaults"
+touch "$mark"
+if [ -e "$defaults" ]; then cp -p "$defaults" "$kept" || exit 1; fi
+wrote_defaults=1
 echo "RUSTC=\"$RUSTC_PINNED\"" >"$defaults"
 installed=1
-touch "$mark"
 DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$deb" >>"$log" 2>&1 &&
 	dkms status -m zram_rs -v "$version" 2>>"$log" | tee -a "$log" | grep -q "^zram_rs/$version"
 record "apt install of the package adds zram_rs/$version to DKMS" $?
@@ -85,13 +94,17 @@ rc=$?
 echo "dkms build for a kernel without Rust: status $rc" >>"$log"
 [ $rc = 77 ]
 record "DKMS skips a kernel without Rust support" $?
-# A kernel update to a kernel DKMS skips does not fail (with Debian 12's dkms, whose autoinstall
-# would, zram_rs is not autoinstalled: dkms.conf).
+# A kernel update to a kernel DKMS skips does not fail: zram_rs is autoinstalled only by a dkms
+# whose autoinstall takes skips (3.0.11 and newer; dkms.conf), and autoinstall succeeds.
+dkms_version=$(dpkg-query -W -f '${Version}' dkms)
+autoinstall=$(bash -c ". /usr/src/zram_rs-$version/dkms.conf; echo \"\$AUTOINSTALL\"")
+echo "dkms $dkms_version: AUTOINSTALL='$autoinstall'" >>"$log"
 dkms autoinstall -k 6.13.2 --kernelsourcedir "$kdir" >>"$log" 2>&1
 rc=$?
 echo "dkms autoinstall for 6.13.2: status $rc" >>"$log"
-[ $rc = 0 ]
-record "dkms autoinstall for a kernel DKMS skips succeeds" $?
+if dpkg --compare-versions "$dkms_version" lt 3.0.11; then want=; else want=yes; fi
+[ $rc = 0 ] && [ "$autoinstall" = "$want" ]
+record "zram_rs is autoinstalled where dkms takes skips ($dkms_version: '$want'), and autoinstall for a skipped kernel succeeds" $?
 # A Rust compiler other than the kernel's: the build fails with one line saying so.
 printf '#!/bin/sh\necho "rustc 1.0.0 (00000000 2015-05-15)"\n' >"$scratch/rustc"
 chmod +x "$scratch/rustc"

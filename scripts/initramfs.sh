@@ -66,9 +66,8 @@ done
 for name in modprobe rmmod insmod lsmod modinfo depmod; do
 	ln -sf kmod "$stage/usr/local/bin/$name"
 done
-# Where Debian has them (modprobe.d's install commands name them), kmod's too, not busybox's.
+# Where Debian has it (modprobe.d's install commands name it), kmod's too, not busybox's.
 ln -sf /usr/local/bin/kmod "$stage/sbin/modprobe"
-ln -sf /usr/local/bin/kmod "$stage/sbin/modinfo"
 mkdir -p "$stage/etc/modprobe.d"
 # The package's optional modprobe configuration, where the package puts it (tests/84-modprobe.sh
 # links it into /etc/modprobe.d).
