@@ -40,14 +40,21 @@ user_open() {
 	return 1
 }
 
-# user_swap ID: swapon and swapoff, with a 3 ms pause after each, until the device is gone (then
-# succeeds) or 60 times (then fails).
+# user_swap ID: swapon, a 3 ms pause, swapoff and another 3 ms pause, until the device is gone
+# (then succeeds) or 60 times (then fails). The device is in use for about half of each turn,
+# and the first hot_remove comes at any point of a turn (the mark is made while it is on), so
+# that over the rounds both answers come (a swapoff right after the swapon, with the mark made
+# after it, left the device in use for so short a time that a debug kernel's 12 rounds once
+# saw no EBUSY).
 user_swap() {
 	local dev=/dev/zram$1 i
 	for i in $(seq 1 60); do
 		[ -e "/sys/block/zram$1" ] || return 0
-		swapon "$dev" 2>/dev/null && swapoff "$dev"
-		[ -e $started ] || : >$started
+		if swapon "$dev" 2>/dev/null; then
+			[ -e $started ] || : >$started
+			usleep 3000
+			swapoff "$dev"
+		fi
 		usleep 3000
 	done
 	return 1
