@@ -7,8 +7,8 @@
 # in one line if not, then builds zram_rs.ko with the kernel's own choices: LLVM when the
 # kernel was built with clang (the versioned tools, e.g. clang-19, when installed), and the
 # Rust compiler named by RUSTC: from the environment, else from /etc/default/zram-rs-dkms
-# (read by DKMS's builds at package installation and kernel updates too), else `rustc` on
-# PATH. Its version must be the kernel's.
+# (read by every DKMS build of zram_rs), else `rustc` on PATH. Its version must be the
+# kernel's.
 set -eu
 kdir=$1 release=$2
 fail() {

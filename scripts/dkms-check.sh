@@ -6,9 +6,9 @@
 # kernel in KERNEL_DIR, with the Rust compiler named in /etc/default/zram-rs-dkms, copied to
 # OUT_KO for the VM suite; its modinfo; the modprobe configuration; the kernels DKMS skips (a
 # series zram_rs does not support, a kernel without Rust), an autoinstall for one of them, and
-# the one line for a wrong compiler; then `apt purge`, which leaves nothing behind. Prints one "check: ok - NAME" or
-# "check: FAILED - NAME" line per case. Needs root; refuses to run where zram-rs-dkms is
-# installed already (it would be replaced, then purged).
+# the one line for a wrong compiler; then `apt purge`, which leaves nothing behind. Prints one
+# "check: ok - NAME" or "check: FAILED - NAME" line per case. Needs root; refuses to run where
+# zram-rs-dkms is installed already (it would be replaced, then purged).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/env.sh"
