@@ -61,6 +61,11 @@ printf '[inject-error]\nevent = "write_aio"\niotype = "write"\nerrno = "5"\n' >"
 for sector in $(seq 8 8 512); do
 	printf '[inject-error]\nevent = "read_aio"\niotype = "read"\nerrno = "5"\nsector = "%d"\n' "$sector" >>"$work/vdc.blkdebug"
 done
+# A slow disk, /dev/vdd: writes throttled by QEMU to 400 KiB a second (100 pages of 4 KiB, however
+# the guest merges them), so that a writeback to it runs for seconds (the tests of what waits
+# for a writeback: reset, attribute writes, readers).
+rm -f "$work/vdd.img"
+truncate -s 64M "$work/vdd.img"
 case $ARCH_NAME in
 x86_64)
 	qemu=(qemu-system-x86_64 -accel "$ACCEL")
@@ -83,12 +88,14 @@ esac
 # /dev/vdX got its own). On arm64's virt board the last virtio-mmio device on the command line
 # is found first, so the order is reversed there.
 disks=()
-for d in vda vdb vdc; do
+for d in vda vdb vdc vdd; do
+	throttle=
 	case $d in
 	vda) file=$disk ;;
+	vdd) file=$work/vdd.img throttle=,throttling.bps-write=409600 ;;
 	*) file=blkdebug:$work/$d.blkdebug:$work/$d.img ;;
 	esac
-	one=(-drive "file=$file,if=none,id=$d,format=raw,cache=unsafe" -device "$virtio_blk,drive=$d,serial=$d")
+	one=(-drive "file=$file,if=none,id=$d,format=raw,cache=unsafe$throttle" -device "$virtio_blk,drive=$d,serial=$d")
 	if [ "$ARCH_NAME" = arm64 ]; then disks=("${one[@]}" "${disks[@]}"); else disks+=("${one[@]}"); fi
 done
 echo "vm: booting $ARCH_NAME under QEMU ($ACCEL$([ "$ACCEL" = tcg ] && echo ': software emulation, timings are TCG')${clock:+, clock from instruction counts}, $SMP CPUs, $MEM)"

@@ -8,8 +8,12 @@
 //!
 //! # Locking
 //!
-//! Lock order: `init_lock` (a mutex; disksize, reset, algorithm and limit changes, `idle`,
-//! `compact`; reading `disksize` or `initstate` does not take it) → `storage`
+//! Lock order: `init_lock` (a reader/writer semaphore, as C's: taken for writing by what
+//! changes the device's settings or state — disksize, reset, algorithms, `backing_dev`,
+//! `mem_limit` — and for reading by what only needs the device to stay as it is — the
+//! statistics, `idle`, `compact`, `block_state`, writeback and recompression for their whole
+//! run; reading `disksize` or `initstate` does not take it) → the post-processing turn (7.3,
+//! `writeback.rs`) → `storage`
 //! (a spinlock held only to clone or swap the `Arc` of the initialised state) → a compression
 //! stream (a sleeping wait in `StreamPool`; under a slot lock only `try_get`, which never
 //! waits) → a slot lock (`table.rs`) → zsmalloc's own locks.
@@ -18,8 +22,10 @@
 //! takes the storage back under a [`Claim`] (no openers, so no I/O in flight). Attributes
 //! reach the storage through the `storage` spinlock instead, which keeps its own reference.
 //! The disk's `open_mutex` (taken for claims) is never held together with `init_lock`.
-//! A writeback (`writeback.rs`) holds `init_lock` only to start and to end, and `reset` waits
-//! for a running one on a condition variable of `init_lock`.
+//! A writeback or recompression holds `init_lock` for reading until it has let go of the
+//! storage and the backing device, so `reset`, which takes it for writing, waits for it and is
+//! then the last user of both; attribute writes that come during such a wait queue behind the
+//! `reset` and act on the reset device, as in C.
 
 use crate::algorithm::Named;
 use crate::comp::{self, Algorithm, StreamGuard, StreamPool};
@@ -27,6 +33,7 @@ use crate::fill::fill;
 use crate::kapi::bio::{Bio, PageDest, Piece};
 use crate::kapi::bounce::BouncePage;
 use crate::kapi::disk::{Claim, DiskOps, DiskRef};
+use crate::kapi::rwsem::RwSemaphore;
 use crate::kapi::zspool::{ZsHandle, ZsPool};
 use crate::kapi::{cpu, mem, time};
 use crate::same::same_filled;
@@ -42,9 +49,9 @@ mod compressors;
 mod recompress;
 mod writeback;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use kernel::new_spinlock;
 use kernel::prelude::*;
-use kernel::sync::{Arc, ArcBorrow, Mutex, SpinLock};
-use kernel::{new_mutex, new_spinlock};
+use kernel::sync::{Arc, ArcBorrow, SpinLock};
 
 const SECTOR_SHIFT: u32 = 9;
 
@@ -214,7 +221,7 @@ impl Stats {
 pub(crate) struct Zram {
     id: u32,
     #[pin]
-    init_lock: Mutex<Config>,
+    init_lock: RwSemaphore<Config>,
     /// The initialised state, while initialised.
     #[pin]
     storage: SpinLock<Option<Arc<Storage>>>,
@@ -233,7 +240,7 @@ impl Zram {
     pub(crate) fn new(id: u32) -> impl PinInit<Self> {
         pin_init!(Self {
             id,
-            init_lock <- new_mutex!(Config::new(), "Zram::init_lock"),
+            init_lock <- RwSemaphore::new(Config::new()),
             storage <- new_spinlock!(None, "Zram::storage"),
             limit_pages: AtomicU64::new(0),
             same_detection: AtomicBool::new(true),
@@ -261,7 +268,7 @@ impl Zram {
         if requested == 0 {
             return Err(EINVAL);
         }
-        let mut config = self.init_lock.lock();
+        let mut config = self.init_lock.write();
         if config.disksize != 0 {
             pr_info!("Cannot change disksize for initialized device\n");
             return Err(EBUSY);
@@ -330,10 +337,9 @@ impl Zram {
     /// to their defaults and zeroes the counters, under a claim of the disk.
     pub(crate) fn reset_device(&self, claim: &Claim<'_, Zram>) {
         claim.disk().sync();
-        let mut config = self.init_lock.lock();
-        // A writeback in progress holds the storage: wait for it to end (it needs no lock
-        // to finish, and no new one starts while `init_lock` is held).
-        self.writeback.wait_idle(&mut config);
+        // Waits for a writeback or recompression in progress, which holds `init_lock` for
+        // reading until it has let go of the storage and the backing device.
+        let mut config = self.init_lock.write();
         self.limit_pages.store(0, Relaxed);
         self.same_detection.store(true, Relaxed);
         claim.disk().set_capacity_sectors(0);
@@ -350,7 +356,7 @@ impl Zram {
 
     /// Sets `mem_limit` in bytes (rounded up to pages; 0 for none).
     pub(crate) fn set_mem_limit(&self, bytes: u64) {
-        let _config = self.init_lock.lock();
+        let _config = self.init_lock.write();
         let aligned = bytes.wrapping_add(PAGE_SIZE as u64 - 1) & !(PAGE_SIZE as u64 - 1);
         self.limit_pages.store(aligned / PAGE_SIZE as u64, Relaxed);
     }
@@ -358,7 +364,7 @@ impl Zram {
     /// Resets `mem_used_max` to the memory used now (nothing when not initialised). Under
     /// `init_lock`, as C: a `reset` cannot come between reading the pool and storing its size.
     pub(crate) fn reset_mem_used_max(&self) {
-        let _config = self.init_lock.lock();
+        let _config = self.init_lock.read();
         if let Some(storage) = self.storage() {
             self.stats
                 .max_used_pages
@@ -369,13 +375,11 @@ impl Zram {
     /// `idle`: marks every slot holding an object that `cutoff` finds idle, and unmarks the
     /// others (a slot being recompressed after its recompression); `EINVAL` when not
     /// initialised. Under `init_lock`, as C: a `reset` waits for it.
-    /// On 7.3 a post-processing in progress is waited for first (C 7.3 runs them under its
-    /// device lock, which `idle` takes too).
+    /// On 7.3 a post-processing in progress is waited for first, and none starts during the
+    /// walk (C 7.3 runs them under its device lock, which `idle` takes too).
     pub(crate) fn mark_idle(&self, cutoff: Cutoff) -> Result {
-        let mut config = self.init_lock.lock();
-        if cfg!(zram_abi_7_3) {
-            self.writeback.wait_idle(&mut config);
-        }
+        let _config = self.init_lock.read();
+        let _turn = self.writeback.idle_turn();
         let storage = self.storage().ok_or(EINVAL)?;
         for index in 0..storage.pages.pages() {
             // A slot being recompressed is judged once its recompression is over, as in C,
@@ -404,7 +408,7 @@ impl Zram {
     /// Runs pool compaction; `EINVAL` when not initialised. Under `init_lock`, as C: a `reset`
     /// waits for it, and then frees the pool itself.
     pub(crate) fn compact(&self) -> Result {
-        let _config = self.init_lock.lock();
+        let _config = self.init_lock.read();
         let storage = self.storage().ok_or(EINVAL)?;
         storage.pages.pool().compact();
         Ok(())
@@ -717,7 +721,7 @@ impl Zram {
     /// Products saturate rather than overflow: no read can panic.
     pub(crate) fn mm_stat(&self) -> MmStat {
         let page = PAGE_SIZE as u64;
-        let _config = self.init_lock.lock();
+        let _config = self.init_lock.read();
         let storage = self.storage();
         let pool = storage.as_ref().map(|storage| storage.pages.pool());
         let stats = &self.stats;
@@ -753,7 +757,7 @@ impl Zram {
 
     /// The `debug_stat` figures (under `init_lock`, as C).
     pub(crate) fn debug_stat(&self) -> DebugStat {
-        let _config = self.init_lock.lock();
+        let _config = self.init_lock.read();
         DebugStat {
             // C zram 7.x no longer counts stalls (its writes allocate once, with reclaim);
             // zram_rs keeps its fast and slow paths and shows the count only where C does.
@@ -764,7 +768,7 @@ impl Zram {
 
     /// The `io_stat` figures (under `init_lock`, as C).
     pub(crate) fn io_stat(&self) -> IoStat {
-        let _config = self.init_lock.lock();
+        let _config = self.init_lock.read();
         IoStat {
             failed_reads: self.stats.failed_reads.load(Relaxed),
             failed_writes: self.stats.failed_writes.load(Relaxed),

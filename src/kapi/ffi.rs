@@ -312,6 +312,8 @@ extern "C" {
     /// `mutex_lock()` / `mutex_unlock()` on `disk->open_mutex` (a macro under lockdep).
     pub(crate) fn zram_rs_lock_open_mutex(disk: *mut bindings::gendisk);
     pub(crate) fn zram_rs_unlock_open_mutex(disk: *mut bindings::gendisk);
+    /// `init_rwsem()` with the lock class "Zram::init_lock".
+    pub(crate) fn zram_rs_init_rwsem(sem: *mut bindings::rw_semaphore);
     /// `part_stat_set_all(disk->part0, 0)`.
     pub(crate) fn zram_rs_part_stat_clear(disk: *mut bindings::gendisk);
     /// `flush_dcache_page()` (an inline on most architectures).

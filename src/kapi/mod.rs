@@ -22,6 +22,7 @@ pub(crate) mod lz4;
 pub(crate) mod lzo;
 pub(crate) mod mem;
 pub(crate) mod page_writes;
+pub(crate) mod rwsem;
 pub(crate) mod sw842;
 pub(crate) mod sysfs;
 pub(crate) mod time;

@@ -15,6 +15,7 @@
 #include <linux/mutex.h>
 #include <linux/part_stat.h>
 #include <linux/preempt.h>
+#include <linux/rwsem.h>
 #include <linux/sched/mm.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -219,6 +220,15 @@ void zram_rs_noio_restore(unsigned int flags);
 void zram_rs_noio_restore(unsigned int flags)
 {
 	memalloc_noio_restore(flags);
+}
+
+/* init_rwsem() is a macro with a static lock class key: one class for every device's init_lock. */
+void zram_rs_init_rwsem(struct rw_semaphore *sem);
+void zram_rs_init_rwsem(struct rw_semaphore *sem)
+{
+	static struct lock_class_key key;
+
+	__init_rwsem(sem, "Zram::init_lock", &key);
 }
 
 struct page *zram_rs_virt_to_page(void *addr);

@@ -13,7 +13,7 @@ use kernel::prelude::*;
 impl Records for Zram {
     fn read_records(&self, pos: &mut i64, out: &mut [u8]) -> Result<usize> {
         // As C, under the device's lock: no reset meanwhile.
-        let _config = self.init_lock.lock();
+        let _config = self.init_lock.read();
         let storage = self.storage().ok_or(EINVAL)?;
         let pages = storage.pages.pages();
         let Ok(start) = usize::try_from(*pos) else {

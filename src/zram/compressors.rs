@@ -135,14 +135,14 @@ impl Recompressors {
 impl Zram {
     /// The `comp_algorithm` line.
     pub(crate) fn write_algorithms(&self, out: &mut impl Write) -> fmt::Result {
-        let selected = self.init_lock.lock().choice.primary();
+        let selected = self.init_lock.read().choice.primary();
         algorithm::write_list(out, selected, comp::available)
     }
 
     /// The `recomp_algorithm` lines: `#N: ` and the list with the algorithm bracketed, for each
     /// recompression priority that has one.
     pub(crate) fn write_recomp_algorithms(&self, out: &mut impl Write) -> fmt::Result {
-        let algorithms = self.init_lock.lock().choice.algorithms;
+        let algorithms = self.init_lock.read().choice.algorithms;
         for (priority, selected) in Priority::all().zip(algorithms).skip(1) {
             if let Some(selected) = selected {
                 write!(out, "#{}: ", priority.get())?;
@@ -186,7 +186,7 @@ impl Zram {
                 EINVAL
             }
         })?;
-        let mut config = self.init_lock.lock();
+        let mut config = self.init_lock.write();
         if config.disksize != 0 {
             pr_info!("Can't change algorithm for initialized device\n");
             return Err(EBUSY);
@@ -210,13 +210,13 @@ impl Zram {
         let dict = match params.dict {
             None => None,
             Some(path) => {
-                let config = self.init_lock.lock();
+                let config = self.init_lock.read();
                 params_priority_6_12(&config.choice, &params).ok_or(EINVAL)?;
                 drop(config);
                 Some(load_dict(path))
             }
         };
-        let mut config = self.init_lock.lock();
+        let mut config = self.init_lock.write();
         let priority = params_priority_6_12(&config.choice, &params).ok_or(EINVAL)?;
         store_params(&mut config.choice, priority, &params, dict)
     }
@@ -225,7 +225,7 @@ impl Zram {
     /// given, and an `algo` must name the algorithm at that priority (or, without one, some
     /// priority's); the priority's parameters are then replaced as a whole.
     fn set_algorithm_params_7_3(&self, params: AlgorithmParams<'_>) -> Result {
-        let mut config = self.init_lock.lock();
+        let mut config = self.init_lock.write();
         if config.disksize != 0 {
             return Err(EBUSY);
         }

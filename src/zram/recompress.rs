@@ -6,8 +6,8 @@
 //! slots largest first. A page that no algorithm (6.12) or the last one (7.3) shrinks is marked
 //! incompressible: recompression skips it, `writeback incompressible` takes it.
 //!
-//! A recompression is the device's post-processing, one at a time with writeback, and runs
-//! without `init_lock` (`reset` waits for it). A page is decompressed under its slot's lock,
+//! A recompression is the device's post-processing, one at a time with writeback, and holds
+//! `init_lock` for reading from start to end (`reset` waits for it). A page is decompressed under its slot's lock,
 //! compressed again without it, and stored only if its slot kept its recompression mark
 //! meanwhile, that is if its content neither changed nor went (C holds the slot's lock
 //! throughout; a read meanwhile leaves the mark, as a read waits in C, and keeps its access
@@ -15,7 +15,7 @@
 //! selected slots carry the post-processing mark (`ZRAM_PP_SLOT`, [`Mark::Writeback`]) until
 //! their turn: an access before it takes the mark away and the slot is skipped, as in C.
 
-use super::writeback::{select_slots, unmark, Running};
+use super::writeback::{release, select_slots, unmark};
 use super::{lock_with_stream_of, read_locked, read_plain, Plain, SlotGuard, Storage, Zram};
 use crate::attrs::parse_errno;
 use crate::kapi::bounce::BouncePage;
@@ -24,7 +24,6 @@ use crate::recompress_args::{self, Recompress};
 use crate::slot::{Priority, SlotContent};
 use crate::table::Mark;
 use core::ops::Range;
-use core::sync::atomic::Ordering::Relaxed;
 use kernel::prelude::*;
 
 /// The priorities one slot may be recompressed with.
@@ -53,28 +52,16 @@ impl Zram {
     /// `EAGAIN` while a writeback runs, `EINVAL` for an `algo` no priority from the first one
     /// tried has; then every slot in index order.
     fn recompress_6_12(&self, request: &Recompress<'_>) -> Result {
-        let (storage, range) = {
-            let config = self.init_lock.lock();
-            let storage = self.storage();
-            check_threshold(request, storage.as_deref())?;
-            let storage = storage.ok_or(EINVAL)?;
-            if self.writeback.running.swap(true, Relaxed) {
-                return Err(EAGAIN);
-            }
-            let range =
-                recompress_args::priorities_6_12(request, |index| config.choice.name_at(index));
-            let Some(range) = range else {
-                self.writeback.running.store(false, Relaxed);
-                self.writeback.finished.notify_all();
-                return Err(EINVAL);
-            };
-            (storage, range)
-        };
-        let running = Running(self);
+        // For reading until the recompression has ended (see `release`): a `reset` waits.
+        let config = self.init_lock.read();
+        let storage = self.storage();
+        check_threshold(request, storage.as_deref())?;
+        let storage = storage.ok_or(EINVAL)?;
+        let running = self.writeback.start()?;
+        let range = recompress_args::priorities_6_12(request, |index| config.choice.name_at(index))
+            .ok_or(EINVAL)?;
         let result = self.recompress_in_order(&storage, request, range);
-        // The storage goes before the mark: a `reset` waiting for the mark frees it.
-        drop(storage);
-        drop(running);
+        release(storage, None, running, config);
         result
     }
 
@@ -109,17 +96,30 @@ impl Zram {
     /// range, an `algo` that is not the priority's or no priority's, or a priority without an
     /// algorithm. The slots that qualify are marked first, then recompressed largest first.
     fn recompress_7_3(&self, request: &Recompress<'_>) -> Result {
-        let mut config = self.init_lock.lock();
+        // For reading until the recompression has ended (see `release`): a `reset` waits.
+        let config = self.init_lock.read();
         check_threshold(request, self.storage().as_deref())?;
-        // C takes its device lock for writing here; the wait releases `init_lock`.
-        self.writeback.wait_idle(&mut config);
+        // C takes its device lock here.
+        let running = self.writeback.start()?;
         let storage = self.storage().ok_or(EINVAL)?;
         let priority = recompress_args::priority_7_3(request, |index| config.choice.name_at(index))
             .ok_or(EINVAL)?;
+        let result = self.recompress_selected(&storage, request, priority);
+        release(storage, None, running, config);
+        result
+    }
+
+    /// C 7.3's recompression with `priority` of the slots `request` selects, once started.
+    fn recompress_selected(
+        &self,
+        storage: &Storage,
+        request: &Recompress<'_>,
+        priority: Priority,
+    ) -> Result {
         let mut page = BouncePage::new()?;
         let mode = request.mode;
         let candidates = select_slots(
-            &storage,
+            storage,
             core::iter::once((0..storage.pages.pages(), |slot: &SlotGuard<'_>, content| {
                 match content {
                     SlotContent::Stored { huge, .. } => {
@@ -134,24 +134,18 @@ impl Zram {
             // C's `ZRAM_PP_SLOT`: an access before the slot's turn takes it away.
             Mark::Writeback,
         )?;
-        self.writeback.running.store(true, Relaxed);
-        drop(config);
-        let running = Running(self);
         let mut budget = request.max_pages;
         let mut result = Ok(());
         for &index in candidates.iter() {
             if budget > 0 && result.is_ok() {
                 let targets = Targets::One(priority);
                 result =
-                    self.recompress_slot(&storage, index, &mut page, &mut budget, request, targets);
+                    self.recompress_slot(storage, index, &mut page, &mut budget, request, targets);
                 cpu::cond_resched();
             }
             // Every selected slot loses its mark, processed or not (C's `release_pp_ctl`).
-            unmark(&storage, index, Mark::Writeback);
+            unmark(storage, index, Mark::Writeback);
         }
-        // The storage goes before the mark: a `reset` waiting for the mark frees it.
-        drop(storage);
-        drop(running);
         result
     }
 

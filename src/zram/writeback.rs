@@ -3,9 +3,10 @@
 //! its blocks (`backing_dev`), the budget (`writeback_limit`, `writeback_limit_enable`), the
 //! `writeback` operation, the reads of written-back pages, and `bd_stat`.
 //!
-//! A writeback runs without `init_lock` (so that `mm_stat` and the other attributes answer
-//! while it runs), holding the storage through its own reference and marked as the device's
-//! post-processing in progress; `reset` waits for it under `init_lock`. A page being written
+//! A writeback holds `init_lock` for reading from start to end (so that `mm_stat` and the other
+//! readers answer while it runs, and `reset` waits for it), and is the device's post-processing
+//! in progress ([`PostProcessing`]); it lets go of the storage and the backing device before
+//! `init_lock`, so a waiting `reset` is their last user. A page being written
 //! back keeps its slot's content, marked ([`SlotGuard::set_mark`]); the slot changes to
 //! the written-back block only if the mark survived the write, that is if nobody changed,
 //! freed or read the page meanwhile (C's `ZRAM_UNDER_WB` / `ZRAM_PP_SLOT`). A failed write
@@ -18,6 +19,7 @@ use crate::blocks::{self, BlockMap};
 use crate::kapi::bdev::{self, BackingDev};
 use crate::kapi::bounce::BouncePage;
 use crate::kapi::page_writes::{self, PageWrites};
+use crate::kapi::rwsem::ReadGuard;
 use crate::kapi::{cpu, mem};
 use crate::slot::SlotContent;
 use crate::table::Mark;
@@ -25,11 +27,11 @@ use crate::writeback_args::{self, Filter, Refused, Request6_12, Scan};
 use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use kernel::alloc::flags::{GFP_KERNEL, GFP_NOWAIT};
 use kernel::alloc::{KVec, VVec};
-use kernel::new_condvar;
+use kernel::new_mutex;
 use kernel::prelude::*;
 use kernel::sync::lock::mutex::MutexBackend;
 use kernel::sync::lock::Guard;
-use kernel::sync::{Arc, CondVar};
+use kernel::sync::{Arc, Mutex};
 
 /// Longest path `backing_dev` takes, with its NUL (C's `PATH_MAX`).
 const PATH_MAX: usize = 4096;
@@ -83,12 +85,29 @@ pub(super) struct WritebackState {
     /// objects. Changed only under `init_lock` while not initialised; each initialisation
     /// takes it for its storage.
     compressed: AtomicBool,
-    /// A post-processing, writeback or recompression, runs (C's `pp_in_progress`). Set and
-    /// cleared under `init_lock`.
-    pub(super) running: AtomicBool,
-    /// Signalled, under `init_lock`, when `running` clears.
+    /// 6.12: a post-processing, writeback or recompression, runs (C's `pp_in_progress`).
+    busy: AtomicBool,
+    /// 7.3: held by the post-processing in progress and by `idle` (C 7.3 runs them under its
+    /// device lock); taken with `init_lock` held for reading.
     #[pin]
-    pub(super) finished: CondVar,
+    turn: Mutex<()>,
+}
+
+/// The post-processing, writeback or recompression, in progress on a device: at most one.
+/// Taken and held with `init_lock` held for reading (which a `reset` waits for).
+pub(super) struct PostProcessing<'a> {
+    /// 6.12: C's `pp_in_progress` flag, cleared on drop.
+    busy: Option<&'a AtomicBool>,
+    /// 7.3: the device's post-processing turn, given back on drop.
+    _turn: Option<Guard<'a, (), MutexBackend>>,
+}
+
+impl Drop for PostProcessing<'_> {
+    fn drop(&mut self) {
+        if let Some(busy) = self.busy {
+            busy.store(false, Relaxed);
+        }
+    }
 }
 
 impl WritebackState {
@@ -98,16 +117,34 @@ impl WritebackState {
             limit: AtomicU64::new(0),
             batch_size: AtomicU32::new(DEFAULT_BATCH_SIZE),
             compressed: AtomicBool::new(false),
-            running: AtomicBool::new(false),
-            finished <- new_condvar!("Zram::writeback"),
+            busy: AtomicBool::new(false),
+            turn <- new_mutex!((), "Zram::post_processing"),
         })
     }
 
-    /// Waits, under `init_lock` (released while waiting), until no writeback runs.
-    pub(super) fn wait_idle(&self, config: &mut Guard<'_, Config, MutexBackend>) {
-        while self.running.load(Relaxed) {
-            self.finished.wait(config);
+    /// Starts a post-processing (with `init_lock` held for reading): on 6.12 `EAGAIN` while
+    /// one runs (C 6.12), on 7.3 after the one running has ended (C 7.3).
+    pub(super) fn start(&self) -> Result<PostProcessing<'_>> {
+        if cfg!(zram_abi_7_3) {
+            Ok(PostProcessing {
+                busy: None,
+                _turn: Some(self.turn.lock()),
+            })
+        } else if self.busy.swap(true, Relaxed) {
+            Err(EAGAIN)
+        } else {
+            Ok(PostProcessing {
+                busy: Some(&self.busy),
+                _turn: None,
+            })
         }
+    }
+
+    /// What `idle` holds during its walk (with `init_lock` held for reading): on 7.3 the
+    /// post-processing turn, so that it waits for a running one and none starts meanwhile;
+    /// nothing on 6.12.
+    pub(super) fn idle_turn(&self) -> Option<Guard<'_, (), MutexBackend>> {
+        cfg!(zram_abi_7_3).then(|| self.turn.lock())
     }
 
     /// Whether an initialisation now writes pages back compressed.
@@ -152,16 +189,20 @@ impl WritebackState {
     }
 }
 
-/// The mark of a post-processing (writeback or recompression) in progress; clears it, under
-/// `init_lock`, on drop.
-pub(super) struct Running<'a>(pub(super) &'a Zram);
-
-impl Drop for Running<'_> {
-    fn drop(&mut self) {
-        let _config = self.0.init_lock.lock();
-        self.0.writeback.running.store(false, Relaxed);
-        self.0.writeback.finished.notify_all();
-    }
+/// Ends a post-processing: lets go of the storage and the backing device, then of the
+/// post-processing mark, then of `init_lock`. A `reset` waiting for `init_lock` is then the last
+/// user of the storage (its pool, its table) and of the exclusively opened backing device, as in
+/// C, and an immediate `backing_dev` or `disksize` after it finds both gone.
+pub(super) fn release(
+    storage: Arc<Storage>,
+    backing: Option<Arc<Backing>>,
+    running: PostProcessing<'_>,
+    config: ReadGuard<'_, Config>,
+) {
+    drop(backing);
+    drop(storage);
+    drop(running);
+    drop(config);
 }
 
 /// `value` rounded down to a multiple of `unit` (not 0).
@@ -196,7 +237,7 @@ fn wanted(filter: Filter, content: SlotContent, slot: &SlotGuard<'_>) -> bool {
 impl Zram {
     /// `backing_dev`: calls `f` with the path of the backing device, `None` when unset.
     pub(crate) fn with_backing_dev<R>(&self, f: impl FnOnce(Option<&[u8]>) -> R) -> Result<R> {
-        let config = self.init_lock.lock();
+        let config = self.init_lock.read();
         let Some(backing) = &config.backing else {
             return Ok(f(None));
         };
@@ -210,7 +251,7 @@ impl Zram {
     /// trailing newline dropped), replacing and closing the previous one; `EBUSY` once
     /// initialised, else the errors of [`BackingDev::open`].
     pub(crate) fn set_backing_dev(&self, input: &[u8]) -> Result {
-        let mut config = self.init_lock.lock();
+        let mut config = self.init_lock.write();
         if config.disksize != 0 {
             pr_info!("Can't setup backing device for initialized device\n");
             return Err(EBUSY);
@@ -229,19 +270,18 @@ impl Zram {
 
     /// `writeback_limit_enable`.
     pub(crate) fn writeback_limit_enabled(&self) -> bool {
-        let _config = self.init_lock.lock();
+        let _config = self.init_lock.read();
         self.writeback.limit_enabled.load(Relaxed)
     }
 
     /// Sets `writeback_limit_enable` (any non-zero value enables, as C's conversion to bool).
     pub(crate) fn set_writeback_limit_enabled(&self, enabled: bool) {
-        let _config = self.init_lock.lock();
-        self.writeback.limit_enabled.store(enabled, Relaxed);
+        self.changing_budget(|| self.writeback.limit_enabled.store(enabled, Relaxed));
     }
 
     /// `writeback_limit`, in 4 KiB units.
     pub(crate) fn writeback_limit(&self) -> u64 {
-        let _config = self.init_lock.lock();
+        let _config = self.init_lock.read();
         self.writeback.limit.load(Relaxed)
     }
 
@@ -252,13 +292,25 @@ impl Zram {
         } else {
             limit
         };
-        let _config = self.init_lock.lock();
-        self.writeback.limit.store(limit, Relaxed);
+        self.changing_budget(|| self.writeback.limit.store(limit, Relaxed));
+    }
+
+    /// Runs `f` under `init_lock` as C takes it to change the writeback budget: for reading
+    /// on 6.12 (a running writeback's budget changes at once), for writing on 7.3 (after the
+    /// running writeback: C 7.3 holds its device lock for writing through one).
+    fn changing_budget(&self, f: impl FnOnce()) {
+        if cfg!(zram_abi_7_3) {
+            let _config = self.init_lock.write();
+            f();
+        } else {
+            let _config = self.init_lock.read();
+            f();
+        }
     }
 
     /// `writeback_batch_size`.
     pub(crate) fn writeback_batch_size(&self) -> u32 {
-        let _config = self.init_lock.lock();
+        let _config = self.init_lock.read();
         self.writeback.batch_size.load(Relaxed)
     }
 
@@ -267,7 +319,7 @@ impl Zram {
         if size == 0 {
             return Err(EINVAL);
         }
-        let _config = self.init_lock.lock();
+        let _config = self.init_lock.write();
         self.writeback.batch_size.store(size, Relaxed);
         Ok(())
     }
@@ -275,7 +327,7 @@ impl Zram {
     /// `compressed_writeback` (7.3).
     #[cfg(zram_abi_7_3)]
     pub(crate) fn compressed_writeback(&self) -> bool {
-        let _config = self.init_lock.lock();
+        let _config = self.init_lock.read();
         self.writeback.compressed.load(Relaxed)
     }
 
@@ -283,7 +335,7 @@ impl Zram {
     /// C's).
     #[cfg(zram_abi_7_3)]
     pub(crate) fn set_compressed_writeback(&self, compressed: bool) -> Result {
-        let config = self.init_lock.lock();
+        let config = self.init_lock.write();
         if config.disksize != 0 {
             return Err(EBUSY);
         }
@@ -294,7 +346,7 @@ impl Zram {
     /// `bd_stat`: blocks of the backing device in use, pages read from it and written to it,
     /// each in 4 KiB units.
     pub(crate) fn bd_stat(&self) -> (u64, u64, u64) {
-        let _config = self.init_lock.lock();
+        let _config = self.init_lock.read();
         let count = self.storage().map_or(0, |storage| {
             storage
                 .backing
@@ -364,41 +416,30 @@ impl Zram {
     /// and a full device with `ENOSPC` (whether or not the slot would be written).
     fn writeback_6_12(&self, input: &[u8]) -> Result {
         let request = writeback_args::writeback_6_12(input)?;
-        let (storage, backing, filter, range) = {
-            let config = self.init_lock.lock();
-            let storage = self.storage().ok_or(EINVAL)?;
-            let pages = storage.pages.pages();
-            let (filter, range) = match request {
-                Request6_12::All(filter) => (filter, 0..pages),
-                Request6_12::Page(index) => {
-                    let index = usize::try_from(index)
-                        .ok()
-                        .filter(|&index| index < pages)
-                        .ok_or(EINVAL)?;
-                    (Filter::ANY, index..index + 1)
-                }
-            };
-            if self.writeback.running.swap(true, Relaxed) {
-                return Err(EAGAIN);
+        // For reading until the writeback has ended (see `release`): a `reset` waits for it.
+        let config = self.init_lock.read();
+        let storage = self.storage().ok_or(EINVAL)?;
+        let pages = storage.pages.pages();
+        let (filter, range) = match request {
+            Request6_12::All(filter) => (filter, 0..pages),
+            Request6_12::Page(index) => {
+                let index = usize::try_from(index)
+                    .ok()
+                    .filter(|&index| index < pages)
+                    .ok_or(EINVAL)?;
+                (Filter::ANY, index..index + 1)
             }
-            let Some(backing) = config.backing.clone() else {
-                self.writeback.running.store(false, Relaxed);
-                self.writeback.finished.notify_all();
-                return Err(ENODEV);
-            };
-            (storage, backing, filter, range)
         };
-        let _running = Running(self);
+        let running = self.writeback.start()?;
+        let backing = config.backing.clone().ok_or(ENODEV)?;
         // No more writes in flight than slots to write (C 6.12 allocates its one page here).
         let count = self.writeback.batch_size().min(range.len());
-        let writes = PageWrites::new(&backing.dev, count)?;
-        self.write_back(
-            &storage,
-            &backing,
-            writes,
-            range.map(|index| (index, false)),
-            filter,
-        )
+        let result = PageWrites::new(&backing.dev, count).and_then(|writes| {
+            let indexes = range.map(|index| (index, false));
+            self.write_back(&storage, &backing, writes, indexes, filter)
+        });
+        release(storage, Some(backing), running, config);
+        result
     }
 
     /// C 7.3: `EINVAL` before initialisation, `ENODEV` without a backing device, then the
@@ -406,12 +447,19 @@ impl Zram {
     /// progress is waited for. The slots the request selects are marked first and written
     /// back largest first; a spent budget stops with `EIO`, a full device with `ENOSPC`.
     fn writeback_7_3(&self, input: &[u8]) -> Result {
-        let mut config = self.init_lock.lock();
-        // First: C takes its device lock for writing before anything else, and the wait
-        // releases `init_lock`, so a `reset` may come meanwhile.
-        self.writeback.wait_idle(&mut config);
+        // For reading until the writeback has ended (see `release`): a `reset` waits for it.
+        let config = self.init_lock.read();
+        // First: C takes its device lock before anything else.
+        let running = self.writeback.start()?;
         let storage = self.storage().ok_or(EINVAL)?;
         let backing = config.backing.clone().ok_or(ENODEV)?;
+        let result = self.writeback_selected(input, &storage, &backing);
+        release(storage, Some(backing), running, config);
+        result
+    }
+
+    /// C 7.3's writeback of what `input` selects, once started.
+    fn writeback_selected(&self, input: &[u8], storage: &Storage, backing: &Backing) -> Result {
         // The writes' pages before the request is read, as C allocates its requests.
         let count = self.writeback.batch_size().min(storage.pages.pages());
         let writes = PageWrites::new(&backing.dev, count)?;
@@ -423,12 +471,9 @@ impl Zram {
         if full {
             return Err(ENOMEM);
         }
-        let candidates = mark_candidates(&storage, &scans)?;
-        self.writeback.running.store(true, Relaxed);
-        drop(config);
-        let _running = Running(self);
+        let candidates = mark_candidates(storage, &scans)?;
         let ordered = candidates.iter().map(|&index| (index, true));
-        self.write_back(&storage, &backing, writes, ordered, Filter::ANY)
+        self.write_back(storage, backing, writes, ordered, Filter::ANY)
     }
 
     /// Writes back the slots `indexes` names that `filter` wants (or, for those `marked`
