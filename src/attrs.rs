@@ -45,7 +45,7 @@ fn disksize_store(zram: &Zram, disk: DiskRef<'_, Zram>, input: &[u8]) -> Result 
 }
 
 fn initstate_show(zram: &Zram, _disk: DiskRef<'_, Zram>, out: &mut SysfsBuf<'_>) -> Result {
-    write_result(writeln!(out, "{}", u32::from(zram.disksize() != 0)))
+    write_result(writeln!(out, "{}", u32::from(zram.initialised())))
 }
 
 fn reset_store(zram: &Zram, disk: DiskRef<'_, Zram>, input: &[u8]) -> Result {

@@ -11,9 +11,11 @@
 //! Lock order: `init_lock` (a reader/writer semaphore, as C's: taken for writing by what
 //! changes the device's settings or state — disksize, reset, algorithms, `backing_dev`,
 //! `mem_limit` — and for reading by what only needs the device to stay as it is — the
-//! statistics, `idle`, `compact`, `block_state`, writeback and recompression for their whole
-//! run; reading `disksize` or `initstate` does not take it) → the post-processing turn (7.3,
-//! `writeback.rs`) → `storage`
+//! statistics, `initstate`, `idle`, `compact`, `block_state`, writeback and recompression for
+//! their whole run; reading `disksize` does not take it) → the backing device's `open_mutex`
+//! (opened and closed by `backing_dev` and `reset` under `init_lock`) → the post-processing
+//! turn (7.3, `writeback.rs`) → `choice` (the algorithms and parameters, a mutex; 6.12's
+//! `algorithm_params` takes it alone, as C takes no lock) → `storage`
 //! (a spinlock held only to clone or swap the `Arc` of the initialised state) → a compression
 //! stream (a sleeping wait in `StreamPool`; under a slot lock only `try_get`, which never
 //! waits) → a slot lock (`table.rs`) → zsmalloc's own locks.
@@ -21,7 +23,7 @@
 //! ([`DiskRef::publish_io`]), may wait for a stream, and then only locks single slots. `reset`
 //! takes the storage back under a [`Claim`] (no openers, so no I/O in flight). Attributes
 //! reach the storage through the `storage` spinlock instead, which keeps its own reference.
-//! The disk's `open_mutex` (taken for claims) is never held together with `init_lock`.
+//! This disk's own `open_mutex` (taken for claims) is never held together with `init_lock`.
 //! A writeback or recompression holds `init_lock` for reading until it has let go of the
 //! storage and the backing device, so `reset`, which takes it for writing, waits for it and is
 //! then the last user of both; attribute writes that come during such a wait queue behind the
@@ -49,9 +51,9 @@ mod compressors;
 mod recompress;
 mod writeback;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
-use kernel::new_spinlock;
 use kernel::prelude::*;
-use kernel::sync::{Arc, ArcBorrow, SpinLock};
+use kernel::sync::{Arc, ArcBorrow, Mutex, SpinLock};
+use kernel::{new_mutex, new_spinlock};
 
 const SECTOR_SHIFT: u32 = 9;
 
@@ -62,9 +64,6 @@ const _: () = assert!(core::mem::size_of::<usize>() == core::mem::size_of::<u64>
 struct Config {
     /// Bytes of the disk; 0 while not initialised.
     disksize: u64,
-    /// The compression algorithms and their parameters, by priority, that the next
-    /// initialisation uses (and the current one uses).
-    choice: Choice,
     /// The backing device (`backing_dev`), set before initialisation, closed by `reset`.
     backing: Option<Arc<Backing>>,
 }
@@ -73,7 +72,6 @@ impl Config {
     const fn new() -> Self {
         Self {
             disksize: 0,
-            choice: Choice::new(),
             backing: None,
         }
     }
@@ -222,6 +220,12 @@ pub(crate) struct Zram {
     id: u32,
     #[pin]
     init_lock: RwSemaphore<Config>,
+    /// The compression algorithms and their parameters, by priority, that the next
+    /// initialisation uses (and the current one uses). Changed under `init_lock` held for
+    /// writing, but by 6.12's `algorithm_params`, which C runs under no lock (inside
+    /// `init_lock` in the lock order).
+    #[pin]
+    choice: Mutex<Choice>,
     /// The initialised state, while initialised.
     #[pin]
     storage: SpinLock<Option<Arc<Storage>>>,
@@ -241,6 +245,7 @@ impl Zram {
         pin_init!(Self {
             id,
             init_lock <- RwSemaphore::new(Config::new()),
+            choice <- new_mutex!(Choice::new(), "Zram::choice"),
             storage <- new_spinlock!(None, "Zram::storage"),
             limit_pages: AtomicU64::new(0),
             same_detection: AtomicBool::new(true),
@@ -256,10 +261,24 @@ impl Zram {
     /// The disk size in bytes, 0 when not initialised. Without `init_lock`, as C reads it: a
     /// reader does not wait for a `reset` or an initialisation in progress.
     pub(crate) fn disksize(&self) -> u64 {
-        // No overflow: the table has `disksize / PAGE_SIZE` slots.
-        self.storage().map_or(0, |s| {
+        // Under the spinlock, without a reference of its own: a `reset` stays the last user
+        // of the storage. No overflow: the table has `disksize / PAGE_SIZE` slots.
+        self.storage.lock().as_ref().map_or(0, |s| {
             (s.pages.pages() as u64).saturating_mul(PAGE_SIZE as u64)
         })
+    }
+
+    /// The pool's huge class size while initialised (looked at without a reference of its
+    /// own, as [`Self::disksize`]).
+    fn huge_class_size(&self) -> Option<usize> {
+        self.storage.lock().as_ref().map(|s| s.huge_class_size)
+    }
+
+    /// `initstate`: whether the device is initialised, under `init_lock` held for reading as
+    /// C (a read while a `reset` waits answers after it).
+    pub(crate) fn initialised(&self) -> bool {
+        let _config = self.init_lock.read();
+        self.disksize() != 0
     }
 
     /// Initialises the device with `requested` bytes (rounded up to whole pages): allocates the
@@ -283,7 +302,7 @@ impl Zram {
         let pool = ZsPool::new(format_args!("zram{}", self.id))?;
         let huge_class_size = pool.huge_class_size();
         let pages = PageStore::new(pages, pool)?;
-        let choice = config.choice.clone();
+        let choice = self.choice.lock().clone();
         let algorithm = choice.primary();
         let count = cpu::num_online_cpus() as usize;
         // Each algorithm's streams, in priority order (as C's `comps`).
@@ -298,9 +317,7 @@ impl Zram {
                 // selections with it; the next initialisation starts from the default
                 // algorithm, no recompression algorithm and no parameters. The backing device
                 // stays.
-                let backing = config.backing.take();
-                *config = Config::new();
-                config.backing = backing;
+                *self.choice.lock() = Choice::new();
                 return Err(error);
             }
         };
@@ -351,6 +368,7 @@ impl Zram {
         drop(io);
         drop(storage);
         *config = Config::new();
+        *self.choice.lock() = Choice::new();
         self.stats.reset();
     }
 
@@ -362,9 +380,11 @@ impl Zram {
     }
 
     /// Resets `mem_used_max` to the memory used now (nothing when not initialised). Under
-    /// `init_lock`, as C: a `reset` cannot come between reading the pool and storing its size.
+    /// `init_lock`, as C: a `reset` cannot come between reading the pool and storing its size;
+    /// on 7.3 after a running post-processing, as C 7.3.
     pub(crate) fn reset_mem_used_max(&self) {
         let _config = self.init_lock.read();
+        let _turn = self.writeback.turn_7_3();
         if let Some(storage) = self.storage() {
             self.stats
                 .max_used_pages
@@ -379,7 +399,7 @@ impl Zram {
     /// walk (C 7.3 runs them under its device lock, which `idle` takes too).
     pub(crate) fn mark_idle(&self, cutoff: Cutoff) -> Result {
         let _config = self.init_lock.read();
-        let _turn = self.writeback.idle_turn();
+        let _turn = self.writeback.turn_7_3();
         let storage = self.storage().ok_or(EINVAL)?;
         for index in 0..storage.pages.pages() {
             // A slot being recompressed is judged once its recompression is over, as in C,
@@ -406,9 +426,11 @@ impl Zram {
     }
 
     /// Runs pool compaction; `EINVAL` when not initialised. Under `init_lock`, as C: a `reset`
-    /// waits for it, and then frees the pool itself.
+    /// waits for it, and then frees the pool itself; on 7.3 after a running post-processing,
+    /// as C 7.3.
     pub(crate) fn compact(&self) -> Result {
         let _config = self.init_lock.read();
+        let _turn = self.writeback.turn_7_3();
         let storage = self.storage().ok_or(EINVAL)?;
         storage.pages.pool().compact();
         Ok(())

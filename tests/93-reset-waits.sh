@@ -7,19 +7,23 @@
 #    pool of the same name) succeed, and the kernel log has no "already present" (a second pool
 #    or debugfs directory of the same name);
 #  - attribute writes that come while a `reset` waits for a writeback wait for the reset and act
-#    on the reset device: `disksize`, `comp_algorithm`, `recomp_algorithm`, `backing_dev`,
-#    `mem_limit` succeed, `writeback`, `recompress`, `idle`, `compact` answer EINVAL, as C;
-#  - readers of statistics do not wait for an `idle` walk: while `echo all > idle` walks a 16 GiB
-#    device (2 GiB of it written) three times, a loop reads `mm_stat`; its longest read must take
-#    under a quarter of a walk (C's figures are printed beside zram_rs's). The walk visits every
-#    slot, written or not, in both drivers: the device's size makes it long enough to tell a
-#    reader that waits for it from the scheduler's noise under TCG (about 15 ms).
+#    on the reset device: `disksize`, `comp_algorithm`, `recomp_algorithm`, `backing_dev` (of
+#    another disk: the reset's own is released when its task returns to user space, in C),
+#    `mem_limit` succeed, `writeback`, `recompress`, `idle`, `compact` answer EINVAL, as C
+#    (each step says whether the write waited: 6.12's `algorithm_params` takes no lock and
+#    answers at once, 7.3's waits);
+#  - readers of statistics do not wait for an `idle` walk: while `echo all > idle` walks a device
+#    of 6 Mi pages (24 GiB on 4 KiB pages, 1 GiB of it written) three times, a loop reads
+#    `mm_stat`; its longest read must take under half the longest walk (C's figures are printed
+#    beside zram_rs's; a reader that waits for a walk takes as long as it). The walk visits every
+#    slot, written or not, in both drivers: the device's size makes it long enough to tell such
+#    a reader from the scheduler's noise under TCG (up to about 20 ms).
 # The transcripts of the first two must match line for line.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 ATTRS=("disksize 64M" "comp_algorithm lz4" "recomp_algorithm algo=zstd priority=1"
-	"backing_dev /dev/vdd" "mem_limit 32M" "writeback huge" "recompress type=huge" "idle all"
-	"compact 1")
+	"algorithm_params algo=lzo-rle" "backing_dev /dev/vda" "mem_limit 32M" "writeback huge"
+	"recompress type=huge" "idle all" "compact 1")
 LINES=$((6 + 4 * ${#ATTRS[@]}))
 plan $((LINES + 2 + 1 + 3 + UNLOAD_CASES))
 
@@ -31,13 +35,14 @@ yes "a compressible page of text" | head -c $((32 * 1024 * 1024)) >/tmp/rw.text
 
 line() { echo "$1 -> $2"; }
 
-# setup: the slow disk as the backing device, the random pages (each stored huge) and 32 MiB of
-# text (a pool that takes a moment to free).
+# setup [text]: the slow disk as the backing device, the random pages (each stored huge) and,
+# with "text", 32 MiB of text (a pool that takes a moment to free).
 setup() {
 	echo /dev/vdd >$z/backing_dev
 	echo $size >$z/disksize
 	dd if=/tmp/rw.huge of=/dev/zram0 bs="$PAGE" oflag=direct 2>/dev/null
-	dd if=/tmp/rw.text of=/dev/zram0 bs=1M seek=$((huge_pages * PAGE)) oflag=direct,seek_bytes 2>/dev/null
+	[ "${1:-}" != text ] ||
+		dd if=/tmp/rw.text of=/dev/zram0 bs=1M seek=$((huge_pages * PAGE)) oflag=direct,seek_bytes 2>/dev/null
 }
 
 # answer VAR FILE VALUE: one write(2) from this shell (no new process, so nothing comes between
@@ -50,13 +55,13 @@ answer() {
 # waited START END: "waited" when END - START ($EPOCHREALTIME values) is over half a second.
 waited() {
 	local us=$((${2/./} - ${1/./}))
-	if [ $us -gt 500000 ]; then echo waited; else echo "did not wait ($us us)"; fi
+	if [ $us -gt 500000 ]; then echo waited; else echo "did not wait"; fi
 }
 
 scenario() {
-	local m=$1 name value wb reset backing disksize t0 t1
+	local m=$1 name value wb reset backing disksize t0 t1 answer
 	modprobe "$m" num_devices=1 || return
-	setup
+	setup text
 	kmsg_mark "pool-$m"
 	write_attr $z/writeback huge >/tmp/rw.wb &
 	wb=$!
@@ -88,7 +93,9 @@ scenario() {
 		) &
 		reset=$!
 		sleep 1
-		line "$name $value while reset waits for a writeback" "$(write_attr $z/"$name" "$value")"
+		t0=$EPOCHREALTIME
+		answer=$(write_attr $z/"$name" "$value")
+		line "$name $value while reset waits for a writeback" "$answer, $(waited "$t0" "$EPOCHREALTIME")"
 		wait $wb $reset
 		line "$name: the reset, the writeback" "$(cat /tmp/rw.reset) $(cat /tmp/rw.wb)"
 		line "$name: initstate, backing_dev" "$(cat $z/initstate) $(cat $z/backing_dev)"
@@ -103,13 +110,13 @@ scenario() {
 against_c reset-waits $LINES
 rmmod zram_rs
 
-# stalls MODULE: three `idle all` walks of a 16 GiB device with 2 GiB written while a loop reads
-# mm_stat; prints "READS LONGEST_READ_US LONGEST_WALK_US".
+# stalls MODULE: three `idle all` walks of a device of 6 Mi pages with 1 GiB written while a
+# loop reads mm_stat; prints "READS LONGEST_READ_US LONGEST_WALK_US".
 stalls() {
 	local reader walk longest=0 t0 t1 us
 	modprobe "$1" num_devices=1 || return
-	echo 16G >$z/disksize
-	dd if=/dev/zero of=/dev/zram0 bs=1M count=2048 oflag=direct 2>/dev/null
+	echo $((6 * 1024 * 1024 * PAGE)) >$z/disksize
+	dd if=/dev/zero of=/dev/zram0 bs=1M count=1024 oflag=direct 2>/dev/null
 	rm -f /tmp/rw.stop
 	(
 		while [ ! -e /tmp/rw.stop ]; do
@@ -138,9 +145,9 @@ rmmod zram
 read -r rs_reads rs_read rs_walk < <(stalls zram_rs)
 ktap_print_msg "C zram: ${c_reads:-?} mm_stat reads, the longest ${c_read:-?} us; the longest idle walk ${c_walk:-?} us"
 ktap_print_msg "zram_rs: ${rs_reads:-?} mm_stat reads, the longest ${rs_read:-?} us; the longest idle walk ${rs_walk:-?} us"
-check "zram_rs: the idle walks took long enough to measure (over 100 ms)" [ "${rs_walk:-0}" -gt 100000 ]
+check "zram_rs: the idle walks took long enough to measure (over 50 ms)" [ "${rs_walk:-0}" -gt 50000 ]
 check "zram_rs: mm_stat was read during the walks" [ "${rs_reads:-0}" -gt 10 ]
-check "zram_rs: the longest mm_stat read took under a quarter of a walk" \
-	[ $((${rs_read:-0} * 4)) -lt "${rs_walk:-0}" ]
+check "zram_rs: the longest mm_stat read took under half the longest walk" \
+	[ $((${rs_read:-0} * 2)) -lt "${rs_walk:-0}" ]
 zram_unload
 finish

@@ -34,14 +34,26 @@ const SECTORS_PER_PAGE: u64 = (PAGE_SIZE >> bindings::SECTOR_SHIFT) as u64;
 ///
 /// # Invariants
 ///
-/// `0` is a file opened by `filp_open()` and owned by this value.
-struct OpenFile(NonNull<bindings::file>);
+/// `file` is a file opened by `filp_open()` and owned by this value; `block` only if it is a
+/// block device file.
+struct OpenFile {
+    file: NonNull<bindings::file>,
+    block: bool,
+}
 
 impl Drop for OpenFile {
     fn drop(&mut self) {
-        // SAFETY: the file is open and ours (type invariant); closed once, here. `filp_close()`
-        // flushes what is in flight, as C zram relies on.
-        unsafe { bindings::filp_close(self.0.as_ptr(), core::ptr::null_mut()) };
+        if self.block {
+            // SAFETY: the file is an open block device file and ours (type invariant); put
+            // once, here. The exclusive claim is given up now, before this returns: the final
+            // close is deferred to the task's return to user space (C's `filp_close()` keeps
+            // the claim until then), so another opener right after a `reset` finds the device
+            // free.
+            unsafe { bindings::bdev_fput(self.file.as_ptr()) };
+        } else {
+            // SAFETY: the file is open and ours (type invariant); closed once, here.
+            unsafe { bindings::filp_close(self.file.as_ptr(), core::ptr::null_mut()) };
+        }
     }
 }
 
@@ -76,15 +88,21 @@ impl BackingDev {
         // SAFETY: `path` is NUL-terminated and outlives the call.
         let file = from_err_ptr(unsafe { bindings::filp_open(path.as_char_ptr(), flags, 0) })?;
         // INVARIANT: a successful open, owned from here (closed on the error paths below).
-        let file = OpenFile(NonNull::new(file).ok_or(EINVAL)?);
+        let mut file = OpenFile {
+            file: NonNull::new(file).ok_or(EINVAL)?,
+            block: false,
+        };
         // SAFETY: an open file has a mapping, whose host is its inode; both live while it is
         // open.
-        let mode = unsafe { (*(*(*file.0.as_ptr()).f_mapping).host).i_mode };
+        let mode = unsafe { (*(*(*file.file.as_ptr()).f_mapping).host).i_mode };
         if u32::from(mode) & bindings::S_IFMT != bindings::S_IFBLK {
             return Err(ENOTBLK);
         }
+        // INVARIANT: a block device file (checked above).
+        file.block = true;
         // SAFETY: the file is an open block device file (checked above).
-        let bdev = NonNull::new(unsafe { bindings::file_bdev(file.0.as_ptr()) }).ok_or(EINVAL)?;
+        let bdev =
+            NonNull::new(unsafe { bindings::file_bdev(file.file.as_ptr()) }).ok_or(EINVAL)?;
         // SAFETY: the device lives while the file is open; a plain read of its size, as
         // `bdev_nr_sectors()`.
         let sectors = unsafe { (*bdev.as_ptr()).bd_nr_sectors };
@@ -108,7 +126,7 @@ impl BackingDev {
         let len = c_int::try_from(buf.len()).unwrap_or(c_int::MAX);
         // SAFETY: the file is open (type invariant); `buf` is writable for `len` bytes.
         let start = from_err_ptr(unsafe {
-            bindings::file_path(self.file.0.as_ptr(), buf.as_mut_ptr().cast(), len)
+            bindings::file_path(self.file.file.as_ptr(), buf.as_mut_ptr().cast(), len)
         })?;
         let offset = (start as usize)
             .checked_sub(buf.as_ptr() as usize)

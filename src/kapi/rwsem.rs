@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 //! A value guarded by the kernel's reader/writer semaphore ([`RwSemaphore`], C's
 //! `struct rw_semaphore`): any number of readers or one writer, sleeping waits, a waiting
-//! writer served before readers that come after it, and seen by lockdep (class "Zram::init_lock",
+//! writer served before most readers that come after it (the kernel lets a reader take a lock
+//! held by one other reader), and seen by lockdep (class "Zram::init_lock",
 //! made in `shim.c`: `init_rwsem()` is a macro with a static key). The kernel crate of 6.12 and
 //! 7.3 has no such lock; C zram's `init_lock` is one.
 
 use super::ffi;
 use core::cell::UnsafeCell;
-use core::marker::PhantomPinned;
+use core::marker::{PhantomData, PhantomPinned};
 use core::ops::{Deref, DerefMut};
 use kernel::bindings;
 use kernel::prelude::*;
@@ -29,8 +30,8 @@ pub(crate) struct RwSemaphore<T> {
     _pin: PhantomPinned,
 }
 
-// SAFETY: the semaphore may be released by another thread than the one that took it only through
-// a guard sent there, and the value moves with the owner.
+// SAFETY: moving the semaphore moves the value with it; no guard can outlive the borrow it
+// holds, so none is held while it moves.
 unsafe impl<T: Send> Send for RwSemaphore<T> {}
 // SAFETY: readers share `&T` (hence `T: Sync`), a writer gets `&mut T` from any thread (hence
 // `T: Send`); the semaphore serialises them (type invariant).
@@ -54,7 +55,10 @@ impl<T> RwSemaphore<T> {
         // SAFETY: `sem` is initialised (type invariant); the guard releases it.
         unsafe { bindings::down_read(self.sem.get()) };
         // INVARIANT: the semaphore is held for reading.
-        ReadGuard { lock: self }
+        ReadGuard {
+            lock: self,
+            _not_send: PhantomData,
+        }
     }
 
     /// Takes the semaphore for writing, waiting (sleeping) for every reader and writer.
@@ -62,7 +66,10 @@ impl<T> RwSemaphore<T> {
         // SAFETY: `sem` is initialised (type invariant); the guard releases it.
         unsafe { bindings::down_write(self.sem.get()) };
         // INVARIANT: the semaphore is held for writing.
-        WriteGuard { lock: self }
+        WriteGuard {
+            lock: self,
+            _not_send: PhantomData,
+        }
     }
 }
 
@@ -73,6 +80,8 @@ impl<T> RwSemaphore<T> {
 /// `lock.sem` is held for reading by this guard, released on drop.
 pub(crate) struct ReadGuard<'a, T> {
     lock: &'a RwSemaphore<T>,
+    /// Released by the task that took it (lockdep, and the owner of PREEMPT_RT's rt_mutex).
+    _not_send: PhantomData<*mut ()>,
 }
 
 impl<T> Deref for ReadGuard<'_, T> {
@@ -98,6 +107,8 @@ impl<T> Drop for ReadGuard<'_, T> {
 /// `lock.sem` is held for writing by this guard, released on drop.
 pub(crate) struct WriteGuard<'a, T> {
     lock: &'a RwSemaphore<T>,
+    /// Released by the task that took it (lockdep, and the owner of PREEMPT_RT's rt_mutex).
+    _not_send: PhantomData<*mut ()>,
 }
 
 impl<T> Deref for WriteGuard<'_, T> {

@@ -135,14 +135,16 @@ impl Recompressors {
 impl Zram {
     /// The `comp_algorithm` line.
     pub(crate) fn write_algorithms(&self, out: &mut impl Write) -> fmt::Result {
-        let selected = self.init_lock.read().choice.primary();
+        let _config = self.init_lock.read();
+        let selected = self.choice.lock().primary();
         algorithm::write_list(out, selected, comp::available)
     }
 
     /// The `recomp_algorithm` lines: `#N: ` and the list with the algorithm bracketed, for each
     /// recompression priority that has one.
     pub(crate) fn write_recomp_algorithms(&self, out: &mut impl Write) -> fmt::Result {
-        let algorithms = self.init_lock.read().choice.algorithms;
+        let _config = self.init_lock.read();
+        let algorithms = self.choice.lock().algorithms;
         for (priority, selected) in Priority::all().zip(algorithms).skip(1) {
             if let Some(selected) = selected {
                 write!(out, "#{}: ", priority.get())?;
@@ -186,14 +188,15 @@ impl Zram {
                 EINVAL
             }
         })?;
-        let mut config = self.init_lock.write();
+        let config = self.init_lock.write();
         if config.disksize != 0 {
             pr_info!("Can't change algorithm for initialized device\n");
             return Err(EBUSY);
         }
-        config.choice.set_algorithm(priority, chosen);
+        let mut choice = self.choice.lock();
+        choice.set_algorithm(priority, chosen);
         if cfg!(zram_abi_7_3) {
-            config.choice.set_params(priority, Params::UNSET);
+            choice.set_params(priority, Params::UNSET);
         }
         Ok(())
     }
@@ -210,25 +213,26 @@ impl Zram {
         let dict = match params.dict {
             None => None,
             Some(path) => {
-                let config = self.init_lock.read();
-                params_priority_6_12(&config.choice, &params).ok_or(EINVAL)?;
-                drop(config);
+                params_priority_6_12(&self.choice.lock(), &params).ok_or(EINVAL)?;
                 Some(load_dict(path))
             }
         };
-        let mut config = self.init_lock.write();
-        let priority = params_priority_6_12(&config.choice, &params).ok_or(EINVAL)?;
-        store_params(&mut config.choice, priority, &params, dict)
+        // C 6.12 takes no device lock: a writeback or a waiting `reset` does not hold this up,
+        // and a `reset` after it clears what it set.
+        let mut choice = self.choice.lock();
+        let priority = params_priority_6_12(&choice, &params).ok_or(EINVAL)?;
+        store_params(&mut choice, priority, &params, dict)
     }
 
     /// `algorithm_params` as C zram 7.x: refused once initialised; a `priority` is checked when
     /// given, and an `algo` must name the algorithm at that priority (or, without one, some
     /// priority's); the priority's parameters are then replaced as a whole.
     fn set_algorithm_params_7_3(&self, params: AlgorithmParams<'_>) -> Result {
-        let mut config = self.init_lock.write();
+        let config = self.init_lock.write();
         if config.disksize != 0 {
             return Err(EBUSY);
         }
+        let mut choice = self.choice.lock();
         let given = if params.priority_given {
             Some(
                 u64::try_from(params.priority)
@@ -241,18 +245,18 @@ impl Zram {
         };
         let priority = match (given, params.algo) {
             (Some(priority), Some(name)) => {
-                if config.choice.name_at(priority.index()) != Some(name) {
+                if choice.name_at(priority.index()) != Some(name) {
                     return Err(EINVAL);
                 }
                 priority
             }
             (Some(priority), None) => priority,
-            (None, Some(name)) => config.choice.find(name, Priority::PRIMARY).ok_or(EINVAL)?,
+            (None, Some(name)) => choice.find(name, Priority::PRIMARY).ok_or(EINVAL)?,
             (None, None) => Priority::PRIMARY,
         };
         // C 7.3 reads the dictionary under its device lock.
         let dict = params.dict.map(load_dict);
-        store_params(&mut config.choice, priority, &params, dict)
+        store_params(&mut choice, priority, &params, dict)
     }
 }
 

@@ -7,11 +7,11 @@
 //! incompressible: recompression skips it, `writeback incompressible` takes it.
 //!
 //! A recompression is the device's post-processing, one at a time with writeback, and holds
-//! `init_lock` for reading from start to end (`reset` waits for it). A page is decompressed under its slot's lock,
-//! compressed again without it, and stored only if its slot kept its recompression mark
-//! meanwhile, that is if its content neither changed nor went (C holds the slot's lock
-//! throughout; a read meanwhile leaves the mark, as a read waits in C, and keeps its access
-//! time, as if it came after; an `idle` write waits for the slot, as in C). On 7.3 the
+//! `init_lock` for reading from start to end (`reset` waits for it). A page is decompressed
+//! under its slot's lock, compressed again without it, and stored only if its slot kept its
+//! recompression mark meanwhile, that is if its content neither changed nor went (C holds the
+//! slot's lock throughout; a read meanwhile leaves the mark, as a read waits in C, and keeps
+//! its access time, as if it came after; an `idle` write waits for the slot, as in C). On 7.3 the
 //! selected slots carry the post-processing mark (`ZRAM_PP_SLOT`, [`Mark::Writeback`]) until
 //! their turn: an access before it takes the mark away and the slot is skipped, as in C.
 
@@ -52,14 +52,16 @@ impl Zram {
     /// `EAGAIN` while a writeback runs, `EINVAL` for an `algo` no priority from the first one
     /// tried has; then every slot in index order.
     fn recompress_6_12(&self, request: &Recompress<'_>) -> Result {
+        // Before any lock, as C.
+        check_threshold(request, self.huge_class_size())?;
         // For reading until the recompression has ended (see `release`): a `reset` waits.
         let config = self.init_lock.read();
-        let storage = self.storage();
-        check_threshold(request, storage.as_deref())?;
-        let storage = storage.ok_or(EINVAL)?;
+        let storage = self.storage().ok_or(EINVAL)?;
         let running = self.writeback.start()?;
-        let range = recompress_args::priorities_6_12(request, |index| config.choice.name_at(index))
-            .ok_or(EINVAL)?;
+        let choice = self.choice.lock();
+        let range = recompress_args::priorities_6_12(request, |index| choice.name_at(index));
+        drop(choice);
+        let range = range.ok_or(EINVAL)?;
         let result = self.recompress_in_order(&storage, request, range);
         release(storage, None, running, config);
         result
@@ -96,14 +98,17 @@ impl Zram {
     /// range, an `algo` that is not the priority's or no priority's, or a priority without an
     /// algorithm. The slots that qualify are marked first, then recompressed largest first.
     fn recompress_7_3(&self, request: &Recompress<'_>) -> Result {
+        // Before any lock, as C.
+        check_threshold(request, self.huge_class_size())?;
         // For reading until the recompression has ended (see `release`): a `reset` waits.
         let config = self.init_lock.read();
-        check_threshold(request, self.storage().as_deref())?;
         // C takes its device lock here.
         let running = self.writeback.start()?;
         let storage = self.storage().ok_or(EINVAL)?;
-        let priority = recompress_args::priority_7_3(request, |index| config.choice.name_at(index))
-            .ok_or(EINVAL)?;
+        let choice = self.choice.lock();
+        let priority = recompress_args::priority_7_3(request, |index| choice.name_at(index));
+        drop(choice);
+        let priority = priority.ok_or(EINVAL)?;
         let result = self.recompress_selected(&storage, request, priority);
         release(storage, None, running, config);
         result
@@ -376,9 +381,9 @@ fn unmark_recompressed(slot: &mut SlotGuard<'_>) {
 
 /// `EINVAL` for a threshold at or above zsmalloc's huge class (C's check, made before any
 /// other; before initialisation the request fails with `EINVAL` anyway).
-fn check_threshold(request: &Recompress<'_>, storage: Option<&Storage>) -> Result {
-    match storage {
-        Some(storage) if request.threshold as usize >= storage.huge_class_size => Err(EINVAL),
+fn check_threshold(request: &Recompress<'_>, huge_class_size: Option<usize>) -> Result {
+    match huge_class_size {
+        Some(size) if request.threshold as usize >= size => Err(EINVAL),
         _ => Ok(()),
     }
 }

@@ -140,10 +140,11 @@ impl WritebackState {
         }
     }
 
-    /// What `idle` holds during its walk (with `init_lock` held for reading): on 7.3 the
-    /// post-processing turn, so that it waits for a running one and none starts meanwhile;
+    /// What the attribute writes that C 7.3 makes wait for a post-processing (`idle`,
+    /// `compact`, `mem_used_max`) hold, with `init_lock` held for reading: on 7.3 the
+    /// post-processing turn, so that each waits for a running one and none starts meanwhile;
     /// nothing on 6.12.
-    pub(super) fn idle_turn(&self) -> Option<Guard<'_, (), MutexBackend>> {
+    pub(super) fn turn_7_3(&self) -> Option<Guard<'_, (), MutexBackend>> {
         cfg!(zram_abi_7_3).then(|| self.turn.lock())
     }
 
