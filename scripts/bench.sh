@@ -39,7 +39,7 @@ insn_plugin() {
 	pkg-config --exists glib-2.0 2>/dev/null || apt-get install -y -q libglib2.0-dev >&2
 	if [ ! -s "$dir/qemu-plugin.h" ]; then
 		echo "bench: fetching qemu-plugin.h from Debian's qemu $upstream source" >&2
-		curl -sSfL "http://deb.debian.org/debian/pool/main/q/qemu/qemu_$upstream.orig.tar.xz" |
+		curl -sSfL "$(debian_mirror)pool/main/q/qemu/qemu_$upstream.orig.tar.xz" |
 			tar -xJO --wildcards '*/include/qemu/qemu-plugin.h' >"$dir/qemu-plugin.h.part"
 		mv "$dir/qemu-plugin.h.part" "$dir/qemu-plugin.h"
 	fi

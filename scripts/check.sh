@@ -6,6 +6,10 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/env.sh"
 passed=0 failed=0 skipped=0
+# timed NAME SINCE: prints how long a phase took ("time: NAME SECONDS"), for .ci/run's table.
+timed() {
+	echo "time: $1 $(($(date +%s) - $2))"
+}
 
 # record NAME STATUS: one source check as a test case.
 record() {
@@ -19,6 +23,7 @@ record() {
 }
 
 echo "== host: cargo test (pure logic)"
+phase=$(date +%s)
 host_log=$(mktemp)
 (cd "$ZRAM_RS_TOP" && cargo test --quiet 2>&1) | tee "$host_log"
 host_rc=${PIPESTATUS[0]}
@@ -29,8 +34,10 @@ failed=$((failed + host_failed))
 if [ "$host_rc" != 0 ] && [ "$host_failed" = 0 ]; then
 	record "cargo test builds and runs" 1
 fi
+timed host-tests "$phase"
 
 echo "== source checks"
+phase=$(date +%s)
 rustfmt --check --edition 2021 --config-path "$KSRC/.rustfmt.toml" "$ZRAM_RS_TOP"/src/*.rs "$ZRAM_RS_TOP"/src/*/*.rs \
 	"$ZRAM_RS_TOP"/host/src/*.rs "$ZRAM_RS_TOP"/host/tests/*.rs "$ZRAM_RS_TOP"/host/benches/*.rs
 record "rustfmt --check" $?
@@ -38,6 +45,8 @@ record "rustfmt --check" $?
 # frame-size ones, more under KASAN) are not the module's, which the build below is judged by.
 kdir=$("$here/kernel.sh" | tail -n 1)
 record "the test kernel builds" $?
+timed kernel-build-or-wait "$phase"
+phase=$(date +%s)
 build_log=$(mktemp)
 ZRAM_RS_REBUILD=1 "$here/module.sh" CLIPPY=1 >"$build_log" 2>&1
 rc=$?
@@ -53,6 +62,7 @@ if [ $rc = 0 ] && grep -qiE 'warning:|error' "$build_log"; then rc=1; fi
 [ $rc = 0 ] || cat "$build_log"
 record "zram_rs.ko builds with CLIPPY=1 and no warning" $rc
 rm -f "$build_log"
+timed module-build "$phase"
 
 # The package (x86_64 runs of the normal test kernels; it is the same for every architecture),
 # installed on this machine and purged again (scripts/dkms-check.sh): the VM suite below then
@@ -60,6 +70,7 @@ rm -f "$build_log"
 dkms_ko=
 if [ "$ARCH_NAME" = x86_64 ] && [ -z "$KCONFIG_VARIANT" ] && [ "$KERNEL_PREPARED_ONLY" = 0 ]; then
 	echo "== package (DKMS)"
+	phase=$(date +%s)
 	dkms_ko=$(mktemp --suffix=.ko)
 	while read -r line; do
 		echo "$line"
@@ -72,6 +83,7 @@ if [ "$ARCH_NAME" = x86_64 ] && [ -z "$KCONFIG_VARIANT" ] && [ "$KERNEL_PREPARED
 	record "the package checks ran to the end" $?
 	rm -f "$dkms_ko.log"
 	[ -s "$dkms_ko" ] || { rm -f "$dkms_ko"; dkms_ko=; }
+	timed package "$phase"
 fi
 
 if [ "$KERNEL_PREPARED_ONLY" != 0 ]; then
@@ -89,9 +101,11 @@ else
 	tests=("$ZRAM_RS_TOP"/tests/[0-9]*.sh)
 fi
 vm_log=$(mktemp)
+phase=$(date +%s)
 # (the DKMS-built module when the package checks made one; vm.sh builds the work tree's otherwise)
 ZRAM_RS_KO=${dkms_ko:-${ZRAM_RS_KO:-}} "$here/vm.sh" test "${tests[@]}" | tee "$vm_log"
 vm_rc=${PIPESTATUS[0]}
+timed vm "$phase"
 summary=$(grep -E '^vm: [0-9]+ passed, [0-9]+ failed' "$vm_log" | tail -n 1)
 rm -f "$vm_log"
 [ -z "$dkms_ko" ] || rm -f "$dkms_ko"
@@ -105,6 +119,13 @@ if [ "$vm_rc" != 0 ] && { [ -z "$summary" ] || [ "${vm_failed:-0}" = 0 ]; }; the
 	record "VM suite ran to the end" 1
 fi
 
+# A run that declares how many cases it skips (EXPECTED_SKIPS, set by .ci/run: the cases whose
+# kernel feature the run's kernel lacks) fails on any other count: a kernel that lost a debug
+# option, or a guest without a client, is not passed over quietly.
+if [ -n "${EXPECTED_SKIPS:-}" ]; then
+	[ "$skipped" = "$EXPECTED_SKIPS" ]
+	record "the run skipped $skipped cases, $EXPECTED_SKIPS declared" $?
+fi
 echo
 [ "$skipped" = 0 ] || echo "($skipped skipped)"
 echo "$passed passed, $failed failed"

@@ -89,6 +89,22 @@ kernel_dir() {
 	echo "$ZRAM_RS_CACHE/kernel/$(kernel_name)-$(kernel_key)"
 }
 
+# debian_mirror: the Debian mirror apt's own configuration uses for bookworm (its URI, with
+# the trailing slash), never a host written into a script.
+debian_mirror() {
+	local mirror
+	mirror=$(apt-get indextargets --format '$(REPO_URI)' 'Codename: bookworm' | sort -u | head -n 1)
+	if [ -z "$mirror" ]; then
+		apt-get update -q >&2
+		mirror=$(apt-get indextargets --format '$(REPO_URI)' 'Codename: bookworm' | sort -u | head -n 1)
+	fi
+	[ -n "$mirror" ] || {
+		echo "debian_mirror: apt has no source for bookworm to take the mirror from" >&2
+		return 1
+	}
+	echo "${mirror%/}/"
+}
+
 # debian_download SUITE DEST PACKAGE...: downloads PACKAGEs of another Debian suite (trixie,
 # trixie-backports) into DEST, from the mirror this machine's apt uses for bookworm, checked
 # against Debian's archive keyring; apt's state for it is kept in the cache, so the machine's
@@ -97,15 +113,7 @@ debian_download() {
 	local suite=$1 dest=$2 apt_dir mirror
 	shift 2
 	apt_dir=$ZRAM_RS_CACHE/apt/$suite
-	mirror=$(apt-get indextargets --format '$(REPO_URI)' 'Codename: bookworm' | sort -u | head -n 1)
-	if [ -z "$mirror" ]; then
-		apt-get update -q >&2
-		mirror=$(apt-get indextargets --format '$(REPO_URI)' 'Codename: bookworm' | sort -u | head -n 1)
-	fi
-	[ -n "$mirror" ] || {
-		echo "debian_download: apt has no source for bookworm to take the mirror from" >&2
-		return 1
-	}
+	mirror=$(debian_mirror) || return
 	mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache" "$dest"
 	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] ${mirror%/} $suite main" \
 		>"$apt_dir/sources.list"

@@ -24,7 +24,7 @@ esac
 # Debian's util-linux swap tools, blkid and kmod (modprobe reads /etc/modprobe.d, as on Debian)
 # take the place of busybox's.
 tools=(/bin/bash /sbin/mke2fs /sbin/e2fsck /usr/bin/fio /sbin/zramctl /usr/bin/cmp /usr/bin/sha256sum
-	/sbin/mkswap /sbin/swapon /sbin/swapoff /sbin/blkid /bin/kmod)
+	/sbin/mkswap /sbin/swapon /sbin/swapoff /sbin/blkid /sbin/blkdiscard /bin/kmod)
 # GUEST_EXTRA_TOOLS: more programs from the same root (BENCH_PROFILE=1 make bench adds perf).
 # shellcheck disable=SC2206
 tools+=(${GUEST_EXTRA_TOOLS:-})

@@ -24,7 +24,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 	echo "install-deps: installing ${missing[*]}"
 	list=/etc/apt/sources.list.d/bookworm-backports.list
 	if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-		echo 'deb http://deb.debian.org/debian bookworm-backports main' > "$list"
+		echo "deb $(debian_mirror) bookworm-backports main" >"$list"
 	fi
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -q

@@ -1,8 +1,9 @@
 #!/bin/bash
 # Swap on zram_rs: mkswap + swapon, a workload pushed into swap by a memory cgroup limit,
-# every byte verified while swapped and after swapoff, and the pages freed again.
+# every byte verified while swapped and after swapoff against digests of the data taken before
+# it reached the tmpfs (and so the swap), the pages freed again, no failed I/O.
 . "$(dirname "$0")/lib.sh"
-plan $((11 + UNLOAD_CASES))
+plan $((12 + UNLOAD_CASES))
 
 zram_load
 z=$(sysblock 0)
@@ -20,9 +21,10 @@ mkdir -p /mnt/swapdata
 mount -t tmpfs -o size=200M tmpfs /mnt/swapdata
 bash -c "
 	echo \$\$ > $cg/cgroup.procs
-	dd if=/dev/urandom bs=1M count=48 2>/dev/null > /mnt/swapdata/random
-	yes 'a line of text that compresses well' | head -c \$((48 << 20)) > /mnt/swapdata/text
-	sha256sum /mnt/swapdata/random /mnt/swapdata/text > /tmp/sums
+	dd if=/dev/urandom bs=1M count=48 2>/dev/null | tee /mnt/swapdata/random |
+		sha256sum | sed 's|-\$|/mnt/swapdata/random|' > /tmp/sums
+	yes 'a line of text that compresses well' | head -c \$((48 << 20)) | tee /mnt/swapdata/text |
+		sha256sum | sed 's|-\$|/mnt/swapdata/text|' >> /tmp/sums
 "
 used_kb=$(awk '$1 == "/dev/zram0" { print $4 }' /proc/swaps)
 ktap_print_msg "swap used: $used_kb kB; mm_stat: $(cat $z/mm_stat)"
@@ -35,6 +37,7 @@ check "swapoff" swapoff /dev/zram0
 check "data intact after swapoff" sha256sum -c --quiet /tmp/sums
 check_eq "swapoff freed every slot but the swap header (swap_slot_free_notify)" $PAGE "$(field 1 $z/mm_stat)"
 check "notify_free counted the freed slots" test "$(field 4 $z/io_stat)" -gt 0
+check_io_ok "$z" "swap"
 
 umount /mnt/swapdata
 rmdir $cg

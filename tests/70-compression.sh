@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 # On 7.3: no max_comp_streams (its mode and four cases give way to two), and four cases of
 # 7.3's own algorithm_params and comp_algorithm rules.
-plan $((142 + UNLOAD_CASES + ABI_7_3 * (-1 - 4 + 6)))
+plan $((146 + UNLOAD_CASES + ABI_7_3 * (-1 - 4 + 6)))
 
 zram_load
 z=$(sysblock 0)
@@ -163,6 +163,22 @@ check_eq "mem_used_max reset to the current use" OK "$(write_attr $z/mem_used_ma
 check_eq "mem_used_max equals mem_used_total after reset" "$(mm 3)" "$(mm 5)"
 check_eq "compact again" OK "$(write_attr $z/compact 1)"
 check "pages_compacted is a number" test "$(mm 7)" -ge 0
+# Compaction moves objects out of sparse zspages: 32 MiB of pages that compress to about 40 %
+# (one size class), then three of every four pages discarded, leave zspages a quarter full;
+# compact must free pages (pages_compacted up, mem_used_total down) and keep the rest intact.
+echo 1 >$z/reset
+echo 64M >$z/disksize
+fio --name=fragment --filename=$dev --direct=1 --rw=write --bs=4k --size=32M \
+	--buffer_compress_percentage=60 --refill_buffers --buffer_pattern=0x5a >/dev/null
+fio --name=sparse --filename=$dev --direct=1 --rw=trim:4k --bs=12k --size=32M >/dev/null
+sum_before=$(dd if=$dev bs=1M count=32 iflag=direct 2>/dev/null | sha256sum)
+sparse_used=$(mm 3) compacted_before=$(mm 7)
+check_eq "compact a fragmented pool" OK "$(write_attr $z/compact 1)"
+check "compact moved objects and freed pages (pages_compacted $compacted_before -> $(mm 7))" \
+	test "$(mm 7)" -gt "$compacted_before"
+check "compact lowered mem_used_total ($sparse_used -> $(mm 3))" test "$(mm 3)" -lt "$sparse_used"
+check_eq "the pages left read back the same after compact" "$sum_before" \
+	"$(dd if=$dev bs=1M count=32 iflag=direct 2>/dev/null | sha256sum)"
 echo 1 >$z/reset
 check_eq "reset clears mem_limit" 0 "$(mm 4)"
 

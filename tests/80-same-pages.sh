@@ -132,12 +132,17 @@ mkdir -p /mnt/same
 mount -t tmpfs -o size=200M tmpfs /mnt/same
 # 60 MiB of patterns whatever the page size, two thirds of them non-zero (deadbeef and a).
 reps=$((80 * BLOCK / PAGE))
+# The digests are of the data as made, before it reaches the tmpfs (and so the swap); made
+# outside the cgroup, whose 16 MiB would not hold a pipeline's buffers beside the tmpfs pages.
+patterns() { for i in $(seq 1 $reps); do cat /tmp/zero.64 /tmp/deadbeef.64 /tmp/a.64; done; }
+patterns | sha256sum | sed 's|-$|/mnt/same/patterns|' >/tmp/same.sums
+head -c 8M /dev/urandom | tee /tmp/same.random | sha256sum | sed 's|-$|/mnt/same/random|' >>/tmp/same.sums
 bash -c "
 	echo \$\$ > $cg/cgroup.procs
 	for i in \$(seq 1 $reps); do cat /tmp/zero.64 /tmp/deadbeef.64 /tmp/a.64; done > /mnt/same/patterns
-	dd if=/dev/urandom bs=1M count=8 2>/dev/null > /mnt/same/random
-	sha256sum /mnt/same/patterns /mnt/same/random > /tmp/same.sums
+	cat /tmp/same.random > /mnt/same/random
 "
+rm -f /tmp/same.random
 ktap_print_msg "swap used $(awk '$1 == "/dev/zram0" { print $4 }' /proc/swaps) kB; mm_stat: $(cat $z/mm_stat); same_stat: $(cat $z/same_stat)"
 # Zero pages never reach a swap device in 6.12: swap keeps them in its own zero map.
 check "non-zero pattern pages were swapped out as same pages (over half of $((reps * 128)))" test "$(field 2 $z/same_stat)" -gt $((reps * 64))

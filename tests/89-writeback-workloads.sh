@@ -7,7 +7,7 @@
 # virtio disk.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
-plan $((16 + UNLOAD_CASES))
+plan $((17 + UNLOAD_CASES))
 
 zram_load
 z=$(sysblock 0)
@@ -91,9 +91,10 @@ post_processing_loop 600 &
 loop=$!
 bash -c "
 	echo \$\$ > $cg/cgroup.procs
-	dd if=/dev/urandom bs=1M count=32 2>/dev/null > /mnt/wbswap/random
-	yes 'swapped out, then written back' | head -c \$((48 << 20)) > /mnt/wbswap/text
-	sha256sum /mnt/wbswap/random /mnt/wbswap/text > /tmp/wbw.sums
+	dd if=/dev/urandom bs=1M count=32 2>/dev/null | tee /mnt/wbswap/random |
+		sha256sum | sed 's|-\$|/mnt/wbswap/random|' > /tmp/wbw.sums
+	yes 'swapped out, then written back' | head -c \$((48 << 20)) | tee /mnt/wbswap/text |
+		sha256sum | sed 's|-\$|/mnt/wbswap/text|' >> /tmp/wbw.sums
 	sleep 3
 "
 used_kb=$(awk '$1 == "/dev/zram0" { print $4 }' /proc/swaps)
@@ -109,6 +110,7 @@ check "swapoff reads every page back" swapoff $dev
 check "data intact after swapoff" sha256sum -c --quiet /tmp/wbw.sums
 check "swapoff freed every block of the backing device but the swap header's" \
 	test "$(field 1 $z/bd_stat)" -le $((PAGE / 4096))
+check_io_ok "$z" "swap with writeback and recompression"
 umount /mnt/wbswap
 rmdir $cg
 echo 1 >$z/reset
@@ -120,15 +122,16 @@ echo 128M >$z/disksize
 mkfs.ext4 -q $dev
 mkdir -p /mnt/wbfs
 mount $dev /mnt/wbfs
+: >/tmp/wbw.fs-sums
 for i in 1 2 3 4; do
-	head -c 4M /dev/urandom >/mnt/wbfs/random$i
-	yes "ext4 over written-back pages $i" | head -c 6M >/mnt/wbfs/text$i
+	head -c 4M /dev/urandom | tee /mnt/wbfs/random$i | sha256sum | sed "s|-\$|random$i|" >>/tmp/wbw.fs-sums
+	yes "ext4 over written-back pages $i" | head -c 6M | tee /mnt/wbfs/text$i |
+		sha256sum | sed "s|-\$|text$i|" >>/tmp/wbw.fs-sums
 	sync
 	echo all >$z/idle
 	echo idle >$z/writeback
 	echo 3 >/proc/sys/vm/drop_caches
 done
-(cd /mnt/wbfs && sha256sum random* text*) >/tmp/wbw.fs-sums
 umount /mnt/wbfs
 echo all >$z/idle
 echo idle >$z/writeback

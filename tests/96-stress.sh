@@ -6,7 +6,7 @@
 # memory, page kinds mixed, and checks every page (on the debug kernel, three times a memory
 # cgroup's limit).
 . "$(dirname "$0")/lib.sh"
-plan $((20 + UNLOAD_CASES))
+plan $((21 + UNLOAD_CASES))
 
 zram_load
 z=$(sysblock 0)
@@ -116,6 +116,7 @@ check "swap held non-zero same pages while memfill ran (up to $max_same)" test $
 check "swap held huge pages while memfill ran (up to $max_huge)" test $max_huge -gt 0
 check "swapoff" swapoff $dev
 check_eq "every slot freed but the header" $PAGE "$(field 1 $z/mm_stat)"
+check_io_ok "$z" "memfill's swap"
 [ -z "$cg" ] || rmdir "$cg"
 
 rm -f /tmp/fio.out /tmp/memfill.out

@@ -12,7 +12,7 @@
 # correct driver too, so only each read's own duration is bounded.)
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
-plan $((9 + UNLOAD_CASES))
+plan $((10 + UNLOAD_CASES))
 
 # shellcheck disable=SC2119 # (no module parameters)
 zram_load
@@ -121,6 +121,7 @@ check "the reader kept reading: $reads reads of stored zstd pages, each within $
 	test "$reads" -ge 5 -a "$((longest / 1000000))" -lt $bound -a ! -e /tmp/progress.errors
 check_eq "the reader's file is intact" "$sum" "$(sha256sum <$m/reader)"
 check "swapoff" swapoff $m/swapfile
+check_io_ok "$z" "the writers, the reader and the swap file under pressure"
 check "umount" umount $m
 
 rm -f $stop /tmp/progress.*

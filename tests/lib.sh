@@ -302,6 +302,12 @@ reads_as() {
 	fi
 }
 
+# check_io_ok SYSDIR WHAT: one case: io_stat of the device at SYSDIR counts no failed read or
+# write (after a swap workload: a failed swap I/O loses a page or kills a task).
+check_io_ok() {
+	check_eq "io_stat: no failed reads or writes after $2" "0 0" "$(field 1 "$1/io_stat") $(field 2 "$1/io_stat")"
+}
+
 # Device N's sysfs directory.
 sysblock() {
 	echo "/sys/block/zram$1"

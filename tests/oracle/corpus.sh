@@ -75,9 +75,14 @@ while IFS=$'\t' read -r key _; do
 	not_on_c[$key]=1
 done <"$differences"
 
+# The attributes a write sets that the state does not show: read back after every write to
+# them, so that a write answered as C's but stored otherwise is seen.
+declare -A read_back=([writeback_limit]=1 [writeback_limit_enable]=1 [recomp_algorithm]=1
+	[max_comp_streams]=1)
+
 # record CASE ATTR VALUE: one write and what it did.
 record() {
-	local quoted key
+	local quoted key back=
 	printf -v quoted '%q' "$3"
 	key="$1 $2 $quoted"
 	if [ "$module" = zram ] && [ -n "${not_on_c[$key]:-}" ]; then
@@ -86,7 +91,16 @@ record() {
 	fi
 	write_result "$z/$2" "$3"
 	read_state
-	echo "$key -> $result | $state"
+	if [ -n "${read_back[$2]:-}" ]; then
+		local -a value
+		if mapfile -t value <"$z/$2" 2>/dev/null; then
+			local IFS='|'
+			back=" $2=${value[*]}"
+		else
+			back=" $2=unreadable"
+		fi
+	fi
+	echo "$key -> $result | $state$back"
 }
 
 attributes="disksize initstate reset compact mem_limit mem_used_max idle max_comp_streams comp_algorithm io_stat mm_stat debug_stat algorithm_params backing_dev writeback writeback_limit writeback_limit_enable bd_stat recomp_algorithm recompress"
