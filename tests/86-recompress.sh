@@ -16,7 +16,7 @@
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 LINES=68
-plan $((LINES + 2 + 1 + 1 + 7 + UNLOAD_CASES))
+plan $((LINES + 2 + 1 + 1 + 1 + 7 + 1 + UNLOAD_CASES))
 
 pages=128
 pattern=/tmp/rc.pattern
@@ -133,6 +133,16 @@ scenario() {
 }
 
 against_c rc $LINES
+# The scenario worked on C (a step failing the same way on both drivers would test nothing):
+# the device initialised, recompressions answered OK and shrank compr_data_size, pages read back.
+c_worked() {
+	grep -qx 'disksize -> OK' /tmp/rc.c &&
+		grep -qx 'recompress type=huge priority=1 -> OK' /tmp/rc.c &&
+		grep -qx 'recompress type=idle algo=lz4hc -> OK' /tmp/rc.c &&
+		[ "$(grep -c '^[a-z0-9 ,]*: data -> same$' /tmp/rc.c)" -ge 3 ] &&
+		awk '/^written: mm -> / { w = $5 } /^all: mm -> / { a = $5 } END { exit !(a > 0 && a < w) }' /tmp/rc.c
+}
+check "C zram's transcript: initialised, recompressed (OK, smaller), read back" c_worked
 
 # recomp_algorithm's read is its text and nothing after it, with three priorities configured
 # (C zram 7.3's has NUL bytes after the text: a deliberate difference, see the documentation).
@@ -205,10 +215,15 @@ write_attr /sys/block/zram1/recompress "" >/tmp/rc.race1 &
 r1=$!
 # Both writes under way (each recompresses thousands of pages, seconds under TCG).
 sleep 0.5
+t0=$EPOCHREALTIME
 reset=$(write_attr /sys/block/zram0/reset 1)
+t1=$EPOCHREALTIME
 removed=$(write_attr /sys/class/zram-control/hot_remove 1)
 wait $r0 $r1
 check_eq "reset and hot_remove during a recompression" "OK OK" "$reset $removed"
+# The race happened: the reset waited for the recompression under way (which holds init_lock).
+check "the reset waited for the recompression under way ($(((${t1/./} - ${t0/./}) / 1000)) ms)" \
+	test $((${t1/./} - ${t0/./})) -gt 50000
 answered() { grep -qxE 'OK|Invalid argument' /tmp/rc.race0 && grep -qxE 'OK|Invalid argument' /tmp/rc.race1; }
 check "the recompressions answered OK or EINVAL" answered
 check_eq "after the race: zram0 uninitialised, zram1 gone" "0 absent" \

@@ -20,7 +20,7 @@
 LINES=$((57 + 17 * ABI_7_3))
 BATCH_CASES=$((8 + 2 * ABI_7_3))
 PIECES_CASES=$((3 + 3 * ABI_7_3))
-plan $((LINES + 8 + BATCH_CASES + PIECES_CASES + UNLOAD_CASES))
+plan $((LINES + 8 + 3 + BATCH_CASES + PIECES_CASES + UNLOAD_CASES))
 
 pages=96
 pattern=/tmp/wb.pattern
@@ -172,8 +172,13 @@ compressed() {
 }
 
 against_c wb $LINES
-check "zram_rs wrote pages back (bd_stat counted writes)" \
-	awk '/^idle: bd_stat -> / { exit !($6 > 0) }' /tmp/wb.rs
+# Both drivers wrote pages back (a line missing or a writeback failing the same way on both would
+# test nothing).
+wrote_back() { awk '/^idle: bd_stat -> / { found = 1; ok = $6 > 0 } END { exit !(found && ok) }' "$1"; }
+check "C zram wrote pages back (bd_stat counted writes)" wrote_back /tmp/wb.c
+check "zram_rs wrote pages back (bd_stat counted writes)" wrote_back /tmp/wb.rs
+check "C zram's transcript: initialised, writeback huge OK, the data read back after each step" \
+	eval "grep -qx 'disksize -> OK' /tmp/wb.c && grep -qx 'writeback huge -> OK' /tmp/wb.c && [ \$(grep -c ': data -> same$' /tmp/wb.c) -ge 5 ]"
 # writeback_batch_size on zram_rs (on 6.12 too, where C has none): C 7.3's answers, kept
 # across reset as C's; then the same writeback of 2048 pages one at a time and 64 in flight
 # ends with the same blocks in use and every page intact.
@@ -253,11 +258,13 @@ pieces plain
 # reset and hot_remove while a writeback runs: they wait for it; each writeback answers OK (it
 # ran) or EINVAL (the device was already reset); the device ends uninitialised without its
 # backing device, the other is gone, and nothing leaks (kmemleak at unload, debug kernel).
-race_pages=1024
+race_pages=256
 head -c $((race_pages * PAGE)) /dev/urandom >/tmp/wb.race-data
 truncate -s $((2 * race_pages * PAGE)) /tmp/wb-race.img
 losetup /dev/loop0 /tmp/wb-race.img
-echo /dev/vda >/sys/block/zram0/backing_dev
+# zram0 writes back to the throttled disk (about two seconds of writes): the reset comes while
+# its writeback runs.
+echo /dev/vdd >/sys/block/zram0/backing_dev
 echo /dev/loop0 >/sys/block/zram1/backing_dev
 for id in 0 1; do
 	echo $((race_pages * PAGE)) >/sys/block/zram$id/disksize
@@ -267,10 +274,16 @@ write_attr /sys/block/zram0/writeback huge >/tmp/wb.race0 &
 w0=$!
 write_attr /sys/block/zram1/writeback huge >/tmp/wb.race1 &
 w1=$!
+sleep 0.5
+t0=$EPOCHREALTIME
 reset=$(write_attr /sys/block/zram0/reset 1)
+t1=$EPOCHREALTIME
 removed=$(write_attr /sys/class/zram-control/hot_remove 1)
 wait $w0 $w1
 check_eq "reset during a writeback" OK "$reset"
+# The race happened: the reset waited for the writeback under way (which holds init_lock).
+check "the reset waited for the writeback under way ($(((${t1/./} - ${t0/./}) / 1000)) ms)" \
+	test $((${t1/./} - ${t0/./})) -gt 20000
 check_eq "hot_remove during a writeback" OK "$removed"
 answered() { grep -qxE 'OK|Invalid argument' /tmp/wb.race0 && grep -qxE 'OK|Invalid argument' /tmp/wb.race1; }
 check "the writebacks answered OK or EINVAL" answered

@@ -5,7 +5,7 @@
 # script) and no data lost. On the debug kernel, where each round is several times slower, the
 # loops run a third as many rounds.
 . "$(dirname "$0")/lib.sh"
-plan $((11 + UNLOAD_CASES))
+plan $((14 + UNLOAD_CASES))
 
 zram_load
 z=$(sysblock 0)
@@ -55,18 +55,38 @@ wait $opener $reader
 check_eq "reset against opens: only OK or EBUSY" 0 $other
 check "reset against opens: both outcomes seen (OK $ok, EBUSY $busy)" test $ok -gt 0 -a $busy -gt 0
 
-# discard against reads and writes of other regions, then the data is checked.
+# discard against reads and writes of the same and other regions, then the data is checked:
+# outside the discarded range intact; inside it every page either zero (discarded last) or the
+# writer's page (written last), never anything else; no failed I/O.
 echo 1 >$z/reset
 echo 64M >$z/disksize
 dd if=/dev/urandom of=/tmp/keep bs=1M count=8 2>/dev/null
 dd if=/tmp/keep of=$dev bs=1M seek=32 oflag=direct 2>/dev/null
+head -c 1M /dev/urandom >/tmp/race.written
 (for _ in $(seq 1 "$(rounds 60)"); do blkdiscard -o 0 -l $((16 << 20)) $dev; done) &
 discarder=$!
-(for _ in $(seq 1 "$(rounds 60)"); do dd if=/dev/urandom of=$dev bs=64k count=16 seek=4 oflag=direct 2>/dev/null; done) &
+(for _ in $(seq 1 "$(rounds 60)"); do dd if=/tmp/race.written of=$dev bs=64k count=16 seek=4 oflag=direct 2>/dev/null; done) &
 writer=$!
 for _ in $(seq 1 "$(rounds 60)"); do dd if=$dev of=/dev/null bs=64k count=32 iflag=direct 2>/dev/null; done
 wait $discarder $writer
 check "data outside the discarded range survives" cmp -s /tmp/keep <(dd if=$dev bs=1M skip=32 count=8 iflag=direct 2>/dev/null)
+# raced_pages: "ZERO WRITTEN OTHER" counts of the pages of the written region (256 KiB on).
+raced_pages() {
+	rm -rf /tmp/race.pages && mkdir /tmp/race.pages && cd /tmp/race.pages || return
+	dd if=$dev of=got bs=64k count=16 skip=4 iflag=direct 2>/dev/null
+	split -b "$PAGE" -a 4 got got.
+	split -b "$PAGE" -a 4 /tmp/race.written written.
+	paste <(sha256sum got.* | cut -c1-64) <(sha256sum written.* | cut -c1-64) |
+		awk -v zero="$(head -c "$PAGE" /dev/zero | sha256sum | cut -c1-64)" '
+			$1 == zero { z++; next } $1 == $2 { w++; next } { o++ }
+			END { print z + 0, w + 0, o + 0 }'
+	cd / && rm -rf /tmp/race.pages
+}
+read -r zero written other < <(raced_pages)
+check_eq "the raced region: each page zero or the writer's ($zero zero, $written written)" 0 "$other"
+check "the discarded region outside the writer's reads zero" \
+	cmp -s <(dd if=$dev bs=64k count=4 iflag=direct 2>/dev/null) <(head -c 256k /dev/zero)
+check_io_ok "$z" "discards racing reads and writes"
 
 # compact and mem_used_max while fio writes and verifies.
 (for _ in $(seq 1 80); do echo 1 >$z/compact; echo 0 >$z/mem_used_max; done) &

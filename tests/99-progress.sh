@@ -4,8 +4,9 @@
 # compression stream), the writers' files and a swap file. memfill (tools/memfill.c) fills more
 # than the guest's RAM, so swap writes go to the same device, and the writers' pool allocations
 # fall to the slow path with direct reclaim (debug_stat's writestall). Meanwhile a reader reads
-# the stored pages with direct I/O in a loop: each read must finish within a minute, and the
-# file stays intact. A writer that keeps its compression stream while it sleeps in reclaim
+# the stored pages with direct I/O in a loop: each read must finish within a minute and read
+# what was written (its 256 KiB chunk's digest, taken from the data before it reached the file
+# system), and the file stays intact. A writer that keeps its compression stream while it sleeps in reclaim
 # starves the reader; and since the swap writes that would free memory wait for a stream too,
 # it stops the machine: the script then never ends and the VM's timeout fails the run, which is
 # why it runs last. (Under TCG the whole guest can stall for minutes under this pressure with a
@@ -29,12 +30,19 @@ echo 2G >"$z/disksize"
 mkfs.ext4 -q $dev
 mkdir -p $m
 mount $dev $m
-yes "zram_rs: a page the reader finds stored zstd-compressed" | head -c $((4 << 20)) >$m/reader
+# The reader's file, and the digests of its 16 chunks of 256 KiB, from the data as made.
+yes "zram_rs: a page the reader finds stored zstd-compressed" | head -c $((4 << 20)) >/tmp/progress.reader
+for c in $(seq 0 15); do
+	dd if=/tmp/progress.reader bs=64k skip=$((c * 4)) count=4 2>/dev/null | sha256sum | cut -c1-64
+done >/tmp/progress.chunks
+sum=$(sha256sum </tmp/progress.reader)
+cp /tmp/progress.reader $m/reader
+rm /tmp/progress.reader
+mapfile -t chunk_sums </tmp/progress.chunks
 dd if=/dev/zero of=$m/swapfile bs=1M count=768 2>/dev/null
 chmod 600 $m/swapfile
 mkswap $m/swapfile >/dev/null
 sync
-sum=$(sha256sum <$m/reader)
 swapon $m/swapfile
 check "zstd device with ext4, a 4 MiB file stored compressed, a 768 MiB swap file" \
 	test "$(field 2 "$z/mm_stat")" -lt "$(field 1 "$z/mm_stat")" -a "$(grep -c swapfile /proc/swaps)" = 1
@@ -45,9 +53,11 @@ reader() {
 	local k=0 start
 	while [ ! -e $stop ]; do
 		start=${EPOCHREALTIME/./}
-		dd if=$m/reader of=/dev/null bs=64k count=4 skip=$((k % 16 * 4)) iflag=direct \
+		dd if=$m/reader of=/tmp/progress.chunk bs=64k count=4 skip=$((k % 16 * 4)) iflag=direct \
 			2>/dev/null || echo "read $k failed" >>/tmp/progress.errors
 		echo $((${EPOCHREALTIME/./} - start)) >>/tmp/progress.times
+		[ "$(sha256sum </tmp/progress.chunk | cut -c1-64)" = "${chunk_sums[k % 16]}" ] ||
+			echo "read $k: chunk $((k % 16)) differs" >>/tmp/progress.errors
 		k=$((k + 1))
 	done
 }
@@ -117,7 +127,7 @@ else
 	ktap_test_skip "the writers took the slow allocation path (7.3's debug_stat has no writestall)"
 fi
 check "the reader finished" test $reader_done = 0
-check "the reader kept reading: $reads reads of stored zstd pages, each within $bound s" \
+check "the reader kept reading: $reads reads of stored zstd pages, each within $bound s and as written" \
 	test "$reads" -ge 5 -a "$((longest / 1000000))" -lt $bound -a ! -e /tmp/progress.errors
 check_eq "the reader's file is intact" "$sum" "$(sha256sum <$m/reader)"
 check "swapoff" swapoff $m/swapfile
