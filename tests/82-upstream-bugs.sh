@@ -69,7 +69,9 @@ stale_size() {
 	write_attr $z/reset 1 >/tmp/ub.q1 &
 	pids+=($!)
 	sleep 0.2
-	write_attr $z/backing_dev /dev/vdd >/tmp/ub.q2 &
+	# (another disk: C gives the reset's own back only when the resetting task returns to user
+	# space, after a queued write may have run)
+	write_attr $z/backing_dev /dev/vda >/tmp/ub.q2 &
 	pids+=($!)
 	sleep 0.2
 	write_attr $z/disksize 1M >/tmp/ub.q3 &

@@ -5,6 +5,10 @@
 # (task-filter=Y and /proc/PID/make-it-fail, or /proc/thread-self/fail-nth), never the harness.
 #  - disksize and hot_add with their Nth allocation failing, for every N until one succeeds
 #    without a failure (fail-nth): a failed one leaves no device or initialisation behind.
+#  - writeback (to the VM's disk) and recompression (to zstd) of 16 pages, 8 random and 8 text,
+#    with their Nth allocation failing, the same way: whatever each answers, every page reads
+#    back as written, and once all are discarded nothing is stored and no backing block is
+#    left in use.
 #  - one write per block while 20% of slab and page allocations fail: a write the driver fails
 #    is counted in failed_writes; by what the driver counted (failed_writes, the sectors
 #    written in the disk's stat), a block it stored reads back exactly, one it failed or never
@@ -30,7 +34,7 @@
 # them first.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
-cases=14
+cases=16
 plan $((cases + UNLOAD_CASES))
 
 # shellcheck disable=SC2119 # (no module parameters)
@@ -137,12 +141,53 @@ nth() {
 	if [ "$left" = 0 ]; then injected=1; else injected=0; fi
 }
 
+# The pages the post-processing sweeps store: 8 random (stored huge), 8 text.
+{
+	head -c $((8 * PAGE)) /dev/urandom
+	yes "zram_rs fault injection in post-processing" | head -c $((8 * PAGE))
+} >/tmp/faults.pp
+# pp_setup: zram0 with the VM's disk as its backing device and zstd as recompression
+# algorithm, holding the 16 pages, all idle.
+pp_setup() {
+	echo 1 >"$z/reset"
+	echo algo=zstd >"$z/recomp_algorithm"
+	echo /dev/vda >"$z/backing_dev"
+	echo 1M >"$z/disksize"
+	dd if=/tmp/faults.pp of=$dev bs="$PAGE" oflag=direct 2>/dev/null
+	echo all >"$z/idle"
+}
+# pp_check WHAT N: the 16 pages read back as written; after discarding everything, nothing is
+# stored and no backing block is in use. Counts in bad.
+pp_check() {
+	local mm bd
+	if ! cmp -s <(dd if=$dev bs="$PAGE" count=16 iflag=direct 2>/dev/null) /tmp/faults.pp; then
+		bad=$((bad + 1))
+		ktap_print_msg "$1 with allocation $2 failing: the pages do not read back as written"
+	fi
+	blkdiscard $dev
+	read -r -a mm <"$z/mm_stat"
+	read -r -a bd <"$z/bd_stat"
+	if [ "${mm[0]} ${mm[1]} ${bd[0]}" != "0 0 0" ]; then
+		bad=$((bad + 1))
+		ktap_print_msg "$1 with allocation $2 failing: after discarding everything, mm_stat ${mm[*]}, bd_stat ${bd[*]}"
+	fi
+}
+
 # try WHAT N: disksize or hot_add with its Nth allocation failing; afterwards the device must
-# be initialised (or exist, for hot_add) exactly when the write (read) succeeded. Counts in
-# failed, tolerated (an injected failure that the operation absorbed) and bad.
+# be initialised (or exist, for hot_add) exactly when the write (read) succeeded; writeback or
+# recompress with its Nth allocation failing: see pp_check. Counts in failed, tolerated (an
+# injected failure that the operation absorbed) and bad.
 try() {
 	local init size devs dev
-	if [ "$1" = disksize ]; then
+	if [ "$1" = writeback ] || [ "$1" = recompress ]; then
+		pp_setup
+		if [ "$1" = writeback ]; then
+			nth "$2" "$z/writeback" huge
+		else
+			nth "$2" "$z/recompress" type=idle
+		fi
+		pp_check "$1" "$2"
+	elif [ "$1" = disksize ]; then
 		nth "$2" "$z/disksize" 1M
 		read -r init <"$z/initstate"
 		read -r size <"$z/disksize"
@@ -252,6 +297,29 @@ ktap_print_msg "hot_add: $((n - 1)) allocations in the path, $tried tried, $fail
 check_eq "hot_add with one of its allocations failing ($tried of them): no device left behind" 0 "$bad"
 check "hot_add fails when an allocation fails, succeeds when none does" \
 	test "$n" -le 5000 -a "$failed" -gt 0
+# sweep_pp WHAT: `try WHAT N` for N = 1, 2, ... 24, then every fifth N, until the operation
+# succeeds with nothing injected (each try sets a device up again: a shorter sweep than
+# sweep's). Prints "n tried failed tolerated bad" to fd 3.
+sweep_pp() {
+	local n=1 tried=0
+	failed=0 tolerated=0 bad=0
+	while [ $n -le 2000 ]; do
+		try "$1" $n
+		tried=$((tried + 1))
+		[ "$status" != 0 ] || [ "$injected" = 1 ] || break
+		if [ $n -lt 24 ]; then n=$((n + 1)); else n=$((n + 5)); fi
+	done
+	echo "$n $tried $failed $tolerated $bad" >&3
+}
+for what in writeback recompress; do
+	expect_begin
+	(sweep_pp $what) 3>/tmp/faults.sweep
+	read -r n tried failed tolerated bad </tmp/faults.sweep
+	expect_end
+	ktap_print_msg "$what: $((n - 1)) allocations in the path, $tried tried, $failed failed, $tolerated absorbed the failure (${SECONDS} s so far)"
+	check_eq "$what with one of its allocations failing ($tried of them): pages intact, nothing left stored or in use" 0 "$bad"
+done
+echo 1 >"$z/reset"
 inject_off
 slub_name_leaks_only
 
