@@ -147,24 +147,25 @@ nth() {
 	yes "zram_rs fault injection in post-processing" | head -c $((8 * PAGE))
 } >/tmp/faults.pp
 # pp_setup: zram0 with the VM's disk as its backing device and zstd as recompression
-# algorithm, holding the 16 pages, all idle.
+# algorithm, holding the 16 pages, all idle. (These name /dev/zram0: try's local `dev` hides
+# the script's.)
 pp_setup() {
 	echo 1 >"$z/reset"
 	echo algo=zstd >"$z/recomp_algorithm"
 	echo /dev/vda >"$z/backing_dev"
 	echo 1M >"$z/disksize"
-	dd if=/tmp/faults.pp of=$dev bs="$PAGE" oflag=direct 2>/dev/null
+	dd if=/tmp/faults.pp of=/dev/zram0 bs="$PAGE" oflag=direct 2>/dev/null
 	echo all >"$z/idle"
 }
 # pp_check WHAT N: the 16 pages read back as written; after discarding everything, nothing is
 # stored and no backing block is in use. Counts in bad.
 pp_check() {
 	local mm bd
-	if ! cmp -s <(dd if=$dev bs="$PAGE" count=16 iflag=direct 2>/dev/null) /tmp/faults.pp; then
+	if ! cmp -s <(dd if=/dev/zram0 bs="$PAGE" count=16 iflag=direct 2>/dev/null) /tmp/faults.pp; then
 		bad=$((bad + 1))
 		ktap_print_msg "$1 with allocation $2 failing: the pages do not read back as written"
 	fi
-	blkdiscard $dev
+	blkdiscard /dev/zram0
 	read -r -a mm <"$z/mm_stat"
 	read -r -a bd <"$z/bd_stat"
 	if [ "${mm[0]} ${mm[1]} ${bd[0]}" != "0 0 0" ]; then
