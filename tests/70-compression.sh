@@ -170,7 +170,7 @@ echo 1 >$z/reset
 echo 64M >$z/disksize
 fio --name=fragment --filename=$dev --direct=1 --rw=write --bs=4k --size=32M \
 	--buffer_compress_percentage=60 --refill_buffers --buffer_pattern=0x5a >/dev/null
-fio --name=sparse --filename=$dev --direct=1 --rw=trim:4k --bs=12k --size=32M >/dev/null
+fio --name=sparse --filename=$dev --direct=1 --rw=trim:$PAGE --bs=$((3 * PAGE)) --size=32M >/dev/null
 sum_before=$(dd if=$dev bs=1M count=32 iflag=direct 2>/dev/null | sha256sum)
 sparse_used=$(mm 3) compacted_before=$(mm 7)
 check_eq "compact a fragmented pool" OK "$(write_attr $z/compact 1)"

@@ -5,7 +5,7 @@
 # exact stats; same_detection=0 sends them through compression; swap of pattern-filled memory.
 # A "page" is the kernel's page (zram's slot), 4 or 16 KiB.
 . "$(dirname "$0")/lib.sh"
-plan $((73 + UNLOAD_CASES))
+plan $((74 + UNLOAD_CASES))
 
 zram_load
 z=$(sysblock 0)
@@ -151,6 +151,7 @@ echo max >$cg/memory.max
 check "swapoff" swapoff /dev/zram0
 check "data intact after swapoff" sha256sum -c --quiet /tmp/same.sums
 check_eq "same pages freed by swapoff" 0 "$(mm 6)"
+check_io_ok "$z" "the same-filled pages' swap"
 umount /mnt/same
 rmdir $cg
 

@@ -4,7 +4,8 @@
 # half not accessed for two seconds, block_state shows those marks, and `writeback idle`
 # writes back exactly that half. block_state's time column is checked against the uptime:
 # each page shows the time of its last access (the written half about three seconds before
-# the read half), within a second (zram_rs keeps whole seconds where C 7.x has microseconds).
+# the read half), within a second (zram_rs keeps whole seconds, as C 7.3; C 6.12 has
+# microseconds).
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 LINES=10

@@ -83,7 +83,7 @@ scenario() {
 	wait $wb
 	line "the writeback" "$(cat /tmp/rw.wb)"
 	line "no second pool or debugfs directory of the same name" \
-		"$(kmsg_since "pool-$m" | grep -c 'already present')"
+		"$(kmsg_since "pool-$m" | grep -cE 'already (present|exists)')"
 	dd if=/tmp/rw.huge of=/dev/zram0 bs="$PAGE" oflag=direct 2>/dev/null
 	line "the new device" "$(cat $z/backing_dev) $(reads_as /dev/zram0 $huge_pages /tmp/rw.huge)"
 	echo 1 >$z/reset
@@ -143,12 +143,14 @@ stalls() {
 	done
 	touch /tmp/rw.stop
 	wait $reader
-	echo "$(wc -l </tmp/rw.reads) $(sort -n /tmp/rw.reads | tail -n 1) $longest"
 	echo 1 >$z/reset
+	echo "$(wc -l </tmp/rw.reads) $(sort -n /tmp/rw.reads | tail -n 1) $longest"
 }
-read -r c_reads c_read c_walk < <(stalls zram)
+stalls zram >/tmp/rw.stalls.c
+read -r c_reads c_read c_walk </tmp/rw.stalls.c
 rmmod zram
-read -r rs_reads rs_read rs_walk < <(stalls zram_rs)
+stalls zram_rs >/tmp/rw.stalls.rs
+read -r rs_reads rs_read rs_walk </tmp/rw.stalls.rs
 ktap_print_msg "C zram: ${c_reads:-?} mm_stat reads, the longest ${c_read:-?} us; the longest idle walk ${c_walk:-?} us"
 ktap_print_msg "zram_rs: ${rs_reads:-?} mm_stat reads, the longest ${rs_read:-?} us; the longest idle walk ${rs_walk:-?} us"
 check "zram_rs: the idle walks took long enough to measure (over 50 ms)" [ "${rs_walk:-0}" -gt 50000 ]

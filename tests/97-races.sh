@@ -62,6 +62,9 @@ echo 1 >$z/reset
 echo 64M >$z/disksize
 dd if=/dev/urandom of=/tmp/keep bs=1M count=8 2>/dev/null
 dd if=/tmp/keep of=$dev bs=1M seek=32 oflag=direct 2>/dev/null
+# The range the discards cover holds data first, so that reading zero there shows they worked.
+dd if=/tmp/keep of=$dev bs=1M count=8 oflag=direct 2>/dev/null
+dd if=/tmp/keep of=$dev bs=1M seek=8 count=8 oflag=direct 2>/dev/null
 head -c 1M /dev/urandom >/tmp/race.written
 (for _ in $(seq 1 "$(rounds 60)"); do blkdiscard -o 0 -l $((16 << 20)) $dev; done) &
 discarder=$!

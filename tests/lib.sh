@@ -283,7 +283,7 @@ against_c() {
 }
 
 # block_state_summary: zram0's debugfs block_state without its time column (zram_rs keeps whole
-# seconds where C 7.x has microseconds): the number of lines, each mark pattern's count and a
+# seconds, as C 7.3; C 6.12 has microseconds): the number of lines, each mark pattern's count and a
 # digest of "index marks" of every line; or the read's error.
 block_state_summary() {
 	local bs=/sys/kernel/debug/zram/zram0/block_state err
