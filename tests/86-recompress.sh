@@ -220,11 +220,16 @@ r1=$!
 # before it has answered: the race happened.
 read -r -a mm0 </sys/block/zram0/mm_stat
 initial=${mm0[1]}
-for _ in $(seq 1 5000); do
+deadline=$((SECONDS + 20))
+while [ $SECONDS -lt $deadline ]; do
 	read -r -a mm0 </sys/block/zram0/mm_stat
 	[ "${mm0[1]}" = "$initial" ] || break
 done
-if [ "${mm0[1]}" != "$initial" ] && kill -0 $r0 2>/dev/null; then under_way=yes; else under_way=no; fi
+if [ "${mm0[1]}" != "$initial" ] && kill -0 $r0 2>/dev/null; then
+	under_way=yes
+else
+	under_way="no (compr_data_size $initial -> ${mm0[1]}, $(cat /tmp/rc.race0 2>/dev/null))"
+fi
 reset=$(write_attr /sys/block/zram0/reset 1)
 removed=$(write_attr /sys/class/zram-control/hot_remove 1)
 wait $r0 $r1
