@@ -205,16 +205,17 @@ check "every page reads back as last written" \
 echo 1 >$z/reset
 cat /sys/class/zram-control/hot_add >/dev/null
 # Hexadecimal text: lzo-rle finds nothing to repeat (stored huge), zstd's entropy coding halves
-# it, so each page the recompression reaches is stored again and compr_data_size moves.
+# it, so each page the recompression of huge pages reaches is stored again and
+# compr_data_size moves. (An empty write would write nothing: no recompression at all.)
 head -c $((race_pages * PAGE / 2)) /dev/urandom | od -An -tx1 | tr -d ' \n' >/tmp/rc.reset-race
 for id in 0 1; do
 	echo algo=zstd >/sys/block/zram$id/recomp_algorithm
 	echo $((race_pages * PAGE)) >/sys/block/zram$id/disksize
 	dd if=/tmp/rc.reset-race of=/dev/zram$id bs="$PAGE" oflag=direct 2>/dev/null
 done
-write_attr /sys/block/zram0/recompress "" >/tmp/rc.race0 &
+write_attr /sys/block/zram0/recompress type=huge >/tmp/rc.race0 &
 r0=$!
-write_attr /sys/block/zram1/recompress "" >/tmp/rc.race1 &
+write_attr /sys/block/zram1/recompress type=huge >/tmp/rc.race1 &
 r1=$!
 # The reset comes once zram0's recompression has stored a page (compr_data_size moved) and
 # before it has answered: the race happened.

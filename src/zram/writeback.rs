@@ -87,8 +87,9 @@ pub(super) struct WritebackState {
     compressed: AtomicBool,
     /// 6.12: a post-processing, writeback or recompression, runs (C's `pp_in_progress`).
     busy: AtomicBool,
-    /// 7.3: held by the post-processing in progress and by `idle` (C 7.3 runs them under its
-    /// device lock); taken with `init_lock` held for reading.
+    /// 7.3: held by the post-processing in progress and by `idle`, `compact` and
+    /// `mem_used_max` (C 7.3 runs them under its device lock); taken with `init_lock` held for
+    /// reading.
     #[pin]
     turn: Mutex<()>,
 }
