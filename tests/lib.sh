@@ -283,8 +283,8 @@ against_c() {
 }
 
 # block_state_summary: zram0's debugfs block_state without its time column (zram_rs keeps whole
-# seconds, as C 7.3; C 6.12 has microseconds): the number of lines, each mark pattern's count and a
-# digest of "index marks" of every line; or the read's error.
+# seconds, as C 7.3; C 6.12 has microseconds): the number of lines, each mark pattern's count
+# and a digest of "index marks" of every line; or the read's error.
 block_state_summary() {
 	local bs=/sys/kernel/debug/zram/zram0/block_state err
 	err=$(cat $bs 2>&1 >/dev/null) || { echo "${err##*: }"; return; }
