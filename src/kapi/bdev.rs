@@ -101,8 +101,8 @@ impl BackingDev {
         // INVARIANT: a block device file (checked above).
         file.block = true;
         // SAFETY: the file is an open block device file (checked above).
-        let bdev =
-            NonNull::new(unsafe { bindings::file_bdev(file.file.as_ptr()) }).ok_or(EINVAL)?;
+        let bdev = unsafe { bindings::file_bdev(file.file.as_ptr()) };
+        let bdev = NonNull::new(bdev).ok_or(EINVAL)?;
         // SAFETY: the device lives while the file is open; a plain read of its size, as
         // `bdev_nr_sectors()`.
         let sectors = unsafe { (*bdev.as_ptr()).bd_nr_sectors };
