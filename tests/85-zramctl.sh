@@ -8,18 +8,29 @@
 options_lines=23
 plan $((18 + options_lines + 2 + 1 + UNLOAD_CASES))
 
+# fill: 200 (kernel) pages on zram0: 100 random (the same on every call), 50 zero, 50 of text.
+head -c $((100 * PAGE)) /dev/urandom >/tmp/zramctl.random
+yes "zramctl listing" | head -c $((50 * PAGE)) >/tmp/zramctl.text
+fill() {
+	dd if=/tmp/zramctl.random of=/dev/zram0 bs=$PAGE oflag=direct 2>/dev/null
+	dd if=/dev/zero of=/dev/zram0 bs=$PAGE count=50 seek=100 oflag=direct 2>/dev/null
+	dd if=/tmp/zramctl.text of=/dev/zram0 bs=$PAGE seek=150 oflag=direct 2>/dev/null
+}
+# What C zram stores for the same pages: the sizes zramctl must show for zram_rs.
+modprobe zram num_devices=0
+zramctl --find --size 64M --algorithm lz4 >/dev/null
+fill
+read -r _ c_compr c_total _ </sys/block/zram0/mm_stat
+zramctl --reset /dev/zram0
+rmmod zram
+
 zram_load num_devices=0
 found=$(zramctl --find --size 64M --algorithm lz4 2>&1)
 check_eq "zramctl --find --size 64M --algorithm lz4 takes a hot-added device" /dev/zram0 "$found"
 check_eq "the device got the size" 67108864 "$(cat /sys/block/zram0/disksize)"
 check "the device got the algorithm" grep -qF '[lz4]' /sys/block/zram0/comp_algorithm
-
-# 200 (kernel) pages: 100 random, 50 zero, 50 of text.
-dd if=/dev/urandom of=/dev/zram0 bs=$PAGE count=100 oflag=direct 2>/dev/null
-dd if=/dev/zero of=/dev/zram0 bs=$PAGE count=50 seek=100 oflag=direct 2>/dev/null
-yes "zramctl listing" | head -c $((50 * PAGE)) >/tmp/zramctl.text
-dd if=/tmp/zramctl.text of=/dev/zram0 bs=$PAGE seek=150 oflag=direct 2>/dev/null
-rm -f /tmp/zramctl.text
+fill
+rm -f /tmp/zramctl.random /tmp/zramctl.text
 mkdir -p /mnt/zramctl
 columns=NAME,ALGORITHM,DISKSIZE,DATA,COMPR,TOTAL,ZERO-PAGES,MOUNTPOINT
 line=$(zramctl --raw --bytes --noheadings --output $columns /dev/zram0)
@@ -32,8 +43,8 @@ check_eq "NAME" /dev/zram0 "$name"
 check_eq "ALGORITHM" lz4 "$algorithm"
 check_eq "DISKSIZE" 67108864 "$disksize"
 check_eq "DATA is orig_data_size (200 pages)" $((200 * PAGE)) "$data"
-check_eq "COMPR is compr_data_size" "$(mm 2)" "$compr"
-check_eq "TOTAL is mem_used_total" "$(mm 3)" "$total"
+check_eq "COMPR is compr_data_size, C zram's for the same pages" "$(mm 2) $c_compr" "$compr $compr"
+check_eq "TOTAL is mem_used_total, C zram's for the same pages" "$(mm 3) $c_total" "$total $total"
 if [ $ABI_7_3 = 0 ]; then
 	check_eq "STREAMS" "$(nproc)" "$streams"
 else

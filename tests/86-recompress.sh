@@ -11,11 +11,11 @@
 # one priority per write), `recompress type=huge`, `idle all` and `type=idle` with
 # `max_pages=`, `threshold=`, `algo=`, `priority=`, a recompression of everything, the
 # incompressible pages taken by `writeback incompressible`, overwrites of recompressed pages,
-# and reset. Then, on zram_rs: recompression racing writes to the same pages, `reset` and
-# `hot_remove`, every page verified.
+# reset, and recompression and writeback with the pool above mem_limit. Then, on zram_rs:
+# recompression racing writes to the same pages, `reset` and `hot_remove`, every page verified.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
-LINES=68
+LINES=76
 plan $((LINES + 2 + 1 + 1 + 1 + 7 + 1 + UNLOAD_CASES))
 
 pages=128
@@ -129,6 +129,21 @@ scenario() {
 	line "incompressible: bd_stat" "$(cat $z/bd_stat)"
 	line "incompressible: block_state" "$(block_state_summary)"
 	line "incompressible: data" "$(reads_as $dev $pages $expected)"
+	# Recompression and writeback with the pool above mem_limit (a page): they move stored
+	# pages and allocate no more than they free, and the limit stops only new writes.
+	echo 1 >$z/reset
+	echo /dev/vda >$z/backing_dev
+	echo algo=zstd >$z/recomp_algorithm
+	echo $((pages * PAGE)) >$z/disksize
+	dd if=$pattern of=$dev bs="$PAGE" oflag=direct 2>/dev/null
+	line "limited: mem_limit one page" "$(write_attr $z/mem_limit "$PAGE")"
+	line "limited: idle all" "$(write_attr $z/idle all)"
+	line "limited: recompress type=idle" "$(recomp type=idle)"
+	line "limited: recompressed mm" "$(mmf)"
+	line "limited: writeback huge" "$(write_attr $z/writeback huge)"
+	line "limited: bd_stat" "$(cat $z/bd_stat)"
+	line "limited: block_state" "$(block_state_summary)"
+	line "limited: data" "$(reads_as $dev $pages $pattern)"
 	echo 1 >$z/reset
 }
 
@@ -139,6 +154,8 @@ c_worked() {
 	grep -qx 'disksize -> OK' /tmp/rc.c &&
 		grep -qx 'recompress type=huge priority=1 -> OK' /tmp/rc.c &&
 		grep -qx 'recompress type=idle algo=lz4hc -> OK' /tmp/rc.c &&
+		grep -qx 'limited: recompress type=idle -> OK' /tmp/rc.c &&
+		grep -qx 'limited: writeback huge -> OK' /tmp/rc.c &&
 		[ "$(grep -c '^[a-z0-9 ,]*: data -> same$' /tmp/rc.c)" -ge 3 ] &&
 		awk '/^written: mm -> / { w = $5 } /^all: mm -> / { a = $5 } END { exit !(a > 0 && a < w) }' /tmp/rc.c
 }

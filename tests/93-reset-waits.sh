@@ -1,7 +1,7 @@
 #!/bin/bash
 # What waits for a writeback, against C zram.ko in the same boot (writeback to /dev/vdd, a disk
-# QEMU throttles to 400 KiB of writes a second, so that a writeback of 500 huge pages runs for
-# about five seconds; each step also shows that the reset did wait, over half a second):
+# QEMU throttles to 400 KiB of writes a second, so that a writeback of 400 huge pages runs for
+# about four seconds; each step also shows that the reset did wait, over half a second):
 #  - `reset` during a writeback returns once the writeback has let go of everything: written at
 #    once after it, `backing_dev` (the same disk, opened exclusively again) and `disksize` (a new
 #    pool of the same name) succeed, and the kernel log has no "already present" (a second pool
@@ -34,7 +34,7 @@ LINES=$((6 + 4 * ${#ATTRS[@]}))
 plan $((LINES + 2 + 1 + 3 + UNLOAD_CASES))
 
 z=/sys/block/zram0
-huge_pages=500
+huge_pages=400
 size=$((huge_pages * PAGE + 32 * 1024 * 1024))
 head -c $((huge_pages * PAGE)) /dev/urandom >/tmp/rw.huge
 yes "a compressible page of text" | head -c $((32 * 1024 * 1024)) >/tmp/rw.text
@@ -92,13 +92,13 @@ scenario() {
 		setup
 		write_attr $z/writeback huge >/tmp/rw.wb &
 		wb=$!
-		sleep 1
+		sleep 0.5
 		(
 			t0=$EPOCHREALTIME
 			echo "$(write_attr $z/reset 1) $(waited "$t0" "$EPOCHREALTIME")" >/tmp/rw.reset
 		) &
 		reset=$!
-		sleep 1
+		sleep 0.5
 		t0=$EPOCHREALTIME
 		answer=$(write_attr $z/"$name" "$value")
 		line "$name $value while reset waits for a writeback" "$answer, $(waited "$t0" "$EPOCHREALTIME")"

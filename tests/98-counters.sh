@@ -69,7 +69,7 @@ reader1=$!
 reader /tmp/counters.reader2 &
 reader2=$!
 # The writers share pages 0-3: every write replaces what another job stored a moment before.
-fio --filename=$dev --direct=1 --bs="$PAGE" --size=$((hot * PAGE)) --time_based --runtime=30 \
+fio --filename=$dev --direct=1 --bs="$PAGE" --size=$((hot * PAGE)) --time_based --runtime=15 \
 	--norandommap --randrepeat=0 --group_reporting \
 	--name=compressible --rw=randwrite --buffer_compress_percentage=50 --refill_buffers \
 	--name=random --rw=randwrite --refill_buffers \
@@ -80,7 +80,7 @@ fio --filename=$dev --direct=1 --bs="$PAGE" --size=$((hot * PAGE)) --time_based 
 rc=$?
 touch $stop
 wait $reader1 $reader2
-check "fio: 4 writers and a discarding job on the same $hot pages for 30 s" test $rc = 0
+check "fio: 4 writers and a discarding job on the same $hot pages for 15 s" test $rc = 0
 [ $rc = 0 ] || tail -20 /tmp/fio.out | sed 's/^/# /'
 grep -E 'WRITE:|TRIM:' /tmp/fio.out | sed 's/^ */# /'
 read -r reads1 mm1 same1 other1 </tmp/counters.reader1
@@ -121,7 +121,7 @@ poker1=$!
 poke &
 poker2=$!
 rounds=0 stale=0 first=
-end=$((SECONDS + 20))
+end=$((SECONDS + 10))
 while [ $SECONDS -lt $end ]; do
 	# Through the page cache: written to the device when the redirection closes it.
 	printf '%s' "$data" >$dev
