@@ -302,6 +302,31 @@ reads_as() {
 	fi
 }
 
+# fio ARGS...: fio, failing (status 99) where a job died on a signal or an assertion, which fio
+# 3.33 reports with exit status 0 (its trim_percentage option, for one, aborts on an assertion).
+fio() {
+	local a out= tmp= rc
+	for a in "$@"; do
+		case $a in --output=*) out=${a#--output=} ;; esac
+	done
+	if [ -n "$out" ]; then
+		command fio "$@"
+		rc=$?
+	else
+		tmp=$(mktemp)
+		command fio "$@" >"$tmp" 2>&1
+		rc=$?
+		out=$tmp
+		cat "$tmp"
+	fi
+	if [ $rc = 0 ] && grep -qE 'got signal|Assertion .* failed' "$out"; then
+		echo "fio: a job died (exit status 0): $(grep -E 'got signal|Assertion' "$out" | head -n 1)" >&2
+		rc=99
+	fi
+	[ -z "$tmp" ] || rm -f "$tmp"
+	return $rc
+}
+
 # check_io_ok SYSDIR WHAT: one case: io_stat of the device at SYSDIR counts no failed read or
 # write (after a swap workload: a failed swap I/O loses a page or kills a task).
 check_io_ok() {
