@@ -15,7 +15,7 @@
 # recompression racing writes to the same pages, `reset` and `hot_remove`, every page verified.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
-LINES=76
+LINES=78
 plan $((LINES + 2 + 1 + 1 + 1 + 7 + 1 + UNLOAD_CASES))
 
 pages=128
@@ -144,6 +144,9 @@ scenario() {
 	line "limited: bd_stat" "$(cat $z/bd_stat)"
 	line "limited: block_state" "$(block_state_summary)"
 	line "limited: data" "$(reads_as $dev $pages $pattern)"
+	# A new write is refused (the page keeps what it held).
+	line "limited: a new write" "$(dd if=/tmp/rc.new of=$dev bs="$PAGE" count=1 oflag=direct 2>/dev/null && echo OK || echo failed)"
+	line "limited: data after it" "$(reads_as $dev $pages $pattern)"
 	echo 1 >$z/reset
 }
 
@@ -156,6 +159,8 @@ c_worked() {
 		grep -qx 'recompress type=idle algo=lz4hc -> OK' /tmp/rc.c &&
 		grep -qx 'limited: recompress type=idle -> OK' /tmp/rc.c &&
 		grep -qx 'limited: writeback huge -> OK' /tmp/rc.c &&
+		grep -q '^limited: bd_stat -> [1-9]' /tmp/rc.c &&
+		grep -qx 'limited: a new write -> failed' /tmp/rc.c &&
 		[ "$(grep -c '^[a-z0-9 ,]*: data -> same$' /tmp/rc.c)" -ge 3 ] &&
 		awk '/^written: mm -> / { w = $5 } /^all: mm -> / { a = $5 } END { exit !(a > 0 && a < w) }' /tmp/rc.c
 }

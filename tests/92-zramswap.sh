@@ -37,42 +37,47 @@ memory_pressure() {
 	echo "memfill rc $rc, pages swapped out $([ "$(awk '$1 == "pswpout" { print $2 }' /proc/vmstat)" -gt "$before" ] && echo yes || echo no)"
 }
 
-# status_sizes_match LINE: yes when the DATA, COMPR and TOTAL columns of zramswap's status line
-# (zramctl's sizes, in its units with one decimal) are mm_stat's orig_data_size,
-# compr_data_size and mem_used_total, read from the driver now, and orig_data_size is within
+# status_sizes_match LINE MM_STAT: yes when the DATA, COMPR and TOTAL columns of zramswap's
+# status line (zramctl's sizes, in its units with one decimal) are mm_stat's orig_data_size,
+# compr_data_size and mem_used_total, as read just before the status (MM_STAT) or now (pages
+# reclaimed from the swap cache in between may leave the device), and orig_data_size is within
 # what the swap holds: mkswap's header page and at most the swap area's used pages
-# (/proc/swaps; the kernel keeps zero-filled pages of used slots in memory, not on the device),
-# so that pages freed from swap must have left the device; else what differs.
+# (/proc/swaps; the kernel keeps zero-filled pages of used slots in memory, not on the
+# device), so that pages freed from swap must have left the device; else what differs.
 status_sizes_match() {
 	local -a mm
-	local used
-	read -r -a mm </sys/block/zram0/mm_stat
-	used=$(awk '$1 == "/dev/zram0" { print $4 }' /proc/swaps)
-	if [ "${mm[0]}" -lt "$PAGE" ] || [ "${mm[0]}" -gt $((used * 1024 + PAGE)) ]; then
-		echo "no: orig_data_size ${mm[0]}, swap used $used KiB and a header page"
-		return
-	fi
-	echo "$1" | awk -v data="${mm[0]}" -v compr="${mm[1]}" -v total="${mm[2]}" '
-		# (busybox awk has no exponentiation)
-		function unit(s,   i, u) {
-			i = index("BKMGT", substr(s, length(s)))
-			if (i == 0) return -1
-			for (u = 1; i > 1; i--) u *= 1024
-			return u
-		}
-		function near(s, want,   u, got) {
-			u = unit(s); got = (s + 0) * u
-			return u > 0 && got - want <= u / 10 && want - got <= u / 10
-		}
-		{
-			if (near($4, data) && near($5, compr) && near($6, total)) print "yes"
-			else print "no: " $4 " " $5 " " $6 " against mm_stat " data " " compr " " total
-		}'
+	local used reading verdict=
+	for reading in "$(cat /sys/block/zram0/mm_stat)" "$2"; do
+		read -r -a mm <<<"$reading"
+		used=$(awk '$1 == "/dev/zram0" { print $4 }' /proc/swaps)
+		if [ "${mm[0]}" -lt "$PAGE" ] || [ "${mm[0]}" -gt $((used * 1024 + PAGE)) ]; then
+			verdict="no: orig_data_size ${mm[0]}, swap used $used KiB and a header page"
+			continue
+		fi
+		verdict=$(echo "$1" | awk -v data="${mm[0]}" -v compr="${mm[1]}" -v total="${mm[2]}" '
+			# (busybox awk has no exponentiation)
+			function unit(s,   i, u) {
+				i = index("BKMGT", substr(s, length(s)))
+				if (i == 0) return -1
+				for (u = 1; i > 1; i--) u *= 1024
+				return u
+			}
+			function near(s, want,   u, got) {
+				u = unit(s); got = (s + 0) * u
+				return u > 0 && got - want <= u / 10 && want - got <= u / 10
+			}
+			{
+				if (near($4, data) && near($5, compr) && near($6, total)) print "yes"
+				else print "no: " $4 " " $5 " " $6 " against mm_stat " data " " compr " " total
+			}')
+		[ "$verdict" != yes ] || break
+	done
+	echo "$verdict"
 }
 
 # scenario MODULE: the transcript; MODULE is the driver `modprobe zram` should load.
 scenario() {
-	local out
+	local out mm
 	# (mkswap's random UUID left out)
 	out=$(zramswap start 2>&1)
 	echo "start: rc $?, said $(echo "$out" | sed 's/UUID=[0-9a-f-]*/UUID=.../' | paste -sd'|')"
@@ -82,11 +87,12 @@ scenario() {
 	echo "swaps: $(awk '$1 == "/dev/zram0" { print $1, $2, $3, $5 }' /proc/swaps)"
 	# Some of the swap used: a process that touches more than a memory limit allows.
 	echo "swapped: $(memory_pressure)"
+	mm=$(cat /sys/block/zram0/mm_stat)
 	out=$(zramswap status 2>&1)
 	echo "status: rc $?, $(echo "$out" | wc -l) lines"
 	echo "status header: $(echo "$out" | head -n 1 | tr -s ' ')"
 	echo "status device: $(echo "$out" | sed -n 2p | awk '{ print $1, $2, $3, $7, $8 }')"
-	echo "status sizes are the driver's: $(status_sizes_match "$(echo "$out" | sed -n 2p)")"
+	echo "status sizes are the driver's: $(status_sizes_match "$(echo "$out" | sed -n 2p)" "$mm")"
 	out=$(zramswap stop 2>&1)
 	echo "stop: rc $?, said $(echo "$out" | paste -sd'|')"
 	echo "after stop: swaps $(grep -c '^/dev/zram0 ' /proc/swaps), loaded $(drivers_loaded)"

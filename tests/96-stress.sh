@@ -1,12 +1,14 @@
 #!/bin/bash
 # Stress: fio with verification over zero, same-filled, compressible and random buffers,
-# sequential and random, two jobs at once, beside a job discarding written data; writers and
+# sequential and random, two jobs at once; random ranges discarded from random data (exactly
+# those read zero, and leave the store), then verified writers beside a job discarding written
+# data; writers and
 # discards racing on the same pages, then content and accounting checked; then swap under real
 # memory pressure: memfill (tools/memfill.c) keeps more than the guest's RAM in anonymous
 # memory, page kinds mixed, and checks every page (on the debug kernel, three times a memory
 # cgroup's limit).
 . "$(dirname "$0")/lib.sh"
-plan $((22 + UNLOAD_CASES))
+plan $((23 + UNLOAD_CASES))
 
 zram_load
 z=$(sysblock 0)
@@ -37,17 +39,21 @@ run_fio random-seq --rw=write --refill_buffers --verify=crc32c
 base=$((256 << 20)) region_pages=$(((16 << 20) / PAGE))
 head -c $((16 << 20)) /dev/urandom >/tmp/discard.expected
 dd if=/tmp/discard.expected of=$dev bs=1M seek=$((base >> 20)) oflag=direct 2>/dev/null
-ranges=
+ranges= stored=$(field 1 $z/mm_stat)
+declare -A gone=()
 for _ in $(seq 24); do
 	first=$((RANDOM % region_pages)) count=$((RANDOM % 64 + 1))
 	[ $((first + count)) -le $region_pages ] || count=$((region_pages - first))
 	blkdiscard -o $((base + first * PAGE)) -l $((count * PAGE)) $dev
 	dd if=/dev/zero of=/tmp/discard.expected bs=$PAGE seek=$first count=$count conv=notrunc 2>/dev/null
 	ranges="$ranges $first+$count"
+	for ((p = first; p < first + count; p++)); do gone[$p]=1; done
 done
 ktap_print_msg "discarded (first page+pages):$ranges"
 check "24 discarded ranges read zero, the pages around them as written" \
 	cmp -s /tmp/discard.expected <(dd if=$dev bs=1M skip=$((base >> 20)) count=16 iflag=direct 2>/dev/null)
+check_eq "orig_data_size dropped by the ${#gone[@]} pages discarded" $((stored - ${#gone[@]} * PAGE)) \
+	"$(field 1 $z/mm_stat)"
 rm -f /tmp/discard.expected
 # Verified writers on two regions (written in full above, so their writes replace stored pages)
 # while a third job discards the region between them, which is written first: randtrim covers

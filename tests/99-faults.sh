@@ -6,6 +6,8 @@
 #  - disksize and hot_add with their Nth allocation failing, for every N until one succeeds
 #    without a failure (fail-nth): a failed one leaves no device or initialisation behind.
 #  - writeback (to the VM's disk) and recompression (to zstd) of 16 pages, 8 random and 8 text,
+#    and a read of the 16 pages written back (compressed on 7.3; the reading task's part: a
+#    worker's allocations are not failed),
 #    with their Nth allocation failing, the same way: whatever each answers, every page reads
 #    back as written, and once all are discarded nothing is stored and no backing block is
 #    left in use.
@@ -34,7 +36,7 @@
 # them first.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
-cases=16
+cases=17
 plan $((cases + UNLOAD_CASES))
 
 # shellcheck disable=SC2119 # (no module parameters)
@@ -151,11 +153,13 @@ nth() {
 	head -c $((8 * PAGE)) /dev/urandom
 	yes "zram_rs fault injection in post-processing" | head -c $((8 * PAGE))
 } >/tmp/faults.pp
-# pp_setup: zram0 with the VM's disk as its backing device and zstd as recompression
-# algorithm, holding the 16 pages, all idle. (These name /dev/zram0: try's local `dev` hides
-# the script's.)
+# pp_setup [compressed]: zram0 with the VM's disk as its backing device and zstd as
+# recompression algorithm, holding the 16 pages, all idle; with "compressed", pages are written
+# back compressed where the kernel has compressed_writeback (7.3). (These name /dev/zram0:
+# try's local `dev` hides the script's.)
 pp_setup() {
 	echo 1 >"$z/reset"
+	[ ! -e "$z/compressed_writeback" ] || echo $(($# > 0)) >"$z/compressed_writeback"
 	echo algo=zstd >"$z/recomp_algorithm"
 	echo /dev/vda >"$z/backing_dev"
 	echo 1M >"$z/disksize"
@@ -164,12 +168,14 @@ pp_setup() {
 }
 # pp_check WHAT N: the 16 pages read back as written; after discarding everything, nothing is
 # stored and no backing block is in use. Counts in bad. Sets pp_did to what the operation did:
-# pages written to the backing device, or pages recompressed.
+# pages written to the backing device, pages read from it, or pages recompressed.
 pp_check() {
 	local mm bd
 	read -r -a bd <"$z/bd_stat"
 	if [ "$1" = writeback ]; then
 		pp_did=${bd[2]}
+	elif [ "$1" = readback ]; then
+		pp_did=${bd[1]}
 	else
 		pp_did=$(awk '$3 ~ /r/' /sys/kernel/debug/zram/zram0/block_state | wc -l)
 	fi
@@ -188,11 +194,18 @@ pp_check() {
 
 # try WHAT N: disksize or hot_add with its Nth allocation failing; afterwards the device must
 # be initialised (or exist, for hot_add) exactly when the write (read) succeeded; writeback or
-# recompress with its Nth allocation failing: see pp_check. Counts in failed, tolerated (an
-# injected failure that the operation absorbed) and bad.
+# recompress with its Nth allocation failing, or readback, a read of the pages written back
+# (compressed on 7.3), through the page cache: see pp_check. Counts in failed,
+# tolerated (an injected failure that the operation absorbed) and bad.
 try() {
 	local init size devs dev
-	if [ "$1" = writeback ] || [ "$1" = recompress ]; then
+	if [ "$1" = readback ]; then
+		pp_setup compressed
+		echo idle >"$z/writeback"
+		blockdev --flushbufs /dev/zram0
+		nth "$2" /dev/zram0
+		pp_check "$1" "$2"
+	elif [ "$1" = writeback ] || [ "$1" = recompress ]; then
 		pp_setup
 		if [ "$1" = writeback ]; then
 			nth "$2" "$z/writeback" huge
@@ -325,7 +338,7 @@ sweep_pp() {
 	done
 	echo "$n $tried $failed $tolerated $bad $pp_did" >&3
 }
-for what in writeback recompress; do
+for what in writeback recompress readback; do
 	expect_begin
 	(sweep_pp $what) 3>/tmp/faults.sweep
 	read -r n tried failed tolerated bad did </tmp/faults.sweep

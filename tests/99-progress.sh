@@ -43,9 +43,10 @@ dd if=/dev/zero of=$m/swapfile bs=1M count=768 2>/dev/null
 chmod 600 $m/swapfile
 mkswap $m/swapfile >/dev/null
 sync
-# Freed swap slots are discarded (their pages leave the device at once): without it, what one
-# memfill run swapped out stays stored after it exits and takes the RAM the next run needs, and
-# the OOM killer may end that run.
+# Freed swap slots are discarded (a swap file gets no slot-free notification: the kernel's
+# worker discards each cluster of slots once it is free), so that what one memfill run swapped
+# out leaves the device after it exits instead of taking the RAM the next run needs, where the
+# OOM killer may end that run.
 swapon --discard=pages $m/swapfile
 check "zstd device with ext4, a 4 MiB file stored compressed, a 768 MiB swap file" \
 	test "$(field 2 "$z/mm_stat")" -lt "$(field 1 "$z/mm_stat")" -a "$(grep -c swapfile /proc/swaps)" = 1

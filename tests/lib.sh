@@ -304,26 +304,28 @@ reads_as() {
 
 # fio ARGS...: fio, failing (status 99) where a job died on a signal or an assertion, which fio
 # 3.33 reports with exit status 0 (its trim_percentage option, for one, aborts on an assertion).
+# Its standard error is searched too (and passed on). (A caller that runs it in the background
+# gets the subshell's PID: waiting works, a kill would not reach fio; none kills it.)
 fio() {
-	local a out= tmp= rc
+	local a out= tmp err rc
 	for a in "$@"; do
 		case $a in --output=*) out=${a#--output=} ;; esac
 	done
+	tmp=$(mktemp) err=$(mktemp)
 	if [ -n "$out" ]; then
-		command fio "$@"
+		command fio "$@" 2>"$err"
 		rc=$?
 	else
-		tmp=$(mktemp)
-		command fio "$@" >"$tmp" 2>&1
+		command fio "$@" >"$tmp" 2>"$err"
 		rc=$?
-		out=$tmp
 		cat "$tmp"
 	fi
-	if [ $rc = 0 ] && grep -qE 'got signal|Assertion .* failed' "$out"; then
-		echo "fio: a job died (exit status 0): $(grep -E 'got signal|Assertion' "$out" | head -n 1)" >&2
+	cat "$err" >&2
+	if [ $rc = 0 ] && cat "$tmp" "$err" ${out:+"$out"} 2>/dev/null | grep -qE 'got signal|Assertion .* failed'; then
+		echo "fio: a job died (exit status 0)" >&2
 		rc=99
 	fi
-	[ -z "$tmp" ] || rm -f "$tmp"
+	rm -f "$tmp" "$err"
 	return $rc
 }
 
