@@ -153,6 +153,8 @@ nth() {
 	head -c $((8 * PAGE)) /dev/urandom
 	yes "zram_rs fault injection in post-processing" | head -c $((8 * PAGE))
 } >/tmp/faults.pp
+# (read as the read-back sweep's read takes it: up to the first newline, NUL bytes dropped)
+read -r first_line </tmp/faults.pp 2>/dev/null
 # pp_setup [compressed]: zram0 with the VM's disk as its backing device and zstd as
 # recompression algorithm, holding the 16 pages, all idle; with "compressed", pages are written
 # back compressed where the kernel has compressed_writeback (7.3). (These name /dev/zram0:
@@ -204,6 +206,11 @@ try() {
 		echo idle >"$z/writeback"
 		blockdev --flushbufs /dev/zram0
 		nth "$2" /dev/zram0
+		# What a read that succeeded gave: the first page's first line, as written.
+		if [ "$status" = 0 ] && [ "$out" != "$first_line" ]; then
+			bad=$((bad + 1))
+			ktap_print_msg "readback with allocation $2 failing read a first line other than written"
+		fi
 		pp_check "$1" "$2"
 	elif [ "$1" = writeback ] || [ "$1" = recompress ]; then
 		pp_setup
