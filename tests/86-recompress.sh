@@ -118,11 +118,16 @@ scenario() {
 	line "reset" "$(write_attr $z/reset 1)"
 	line "reset: recomp_algorithm" "$(algorithms)"
 	line "reset: recompress" "$(recomp type=idle)"
+	# with_backing_dev: the reset device set up again with the VM's disk as its backing device
+	# and zstd behind the primary algorithm, holding the pattern.
+	with_backing_dev() {
+		echo /dev/vda >$z/backing_dev
+		echo algo=zstd >$z/recomp_algorithm
+		echo $((pages * PAGE)) >$z/disksize
+		dd if=$pattern of=$dev bs="$PAGE" oflag=direct 2>/dev/null
+	}
 	# The incompressible pages (marked after all algorithms failed) go to the backing device.
-	echo /dev/vda >$z/backing_dev
-	echo algo=zstd >$z/recomp_algorithm
-	echo $((pages * PAGE)) >$z/disksize
-	dd if=$pattern of=$dev bs="$PAGE" oflag=direct 2>/dev/null
+	with_backing_dev
 	cp $pattern $expected
 	line "incompressible: recompress type=huge" "$(recomp type=huge)"
 	line "writeback incompressible" "$(write_attr $z/writeback incompressible)"
@@ -132,10 +137,7 @@ scenario() {
 	# Recompression and writeback with the pool above mem_limit (a page): they move stored
 	# pages and allocate no more than they free, and the limit stops only new writes.
 	echo 1 >$z/reset
-	echo /dev/vda >$z/backing_dev
-	echo algo=zstd >$z/recomp_algorithm
-	echo $((pages * PAGE)) >$z/disksize
-	dd if=$pattern of=$dev bs="$PAGE" oflag=direct 2>/dev/null
+	with_backing_dev
 	line "limited: mem_limit one page" "$(write_attr $z/mem_limit "$PAGE")"
 	line "limited: idle all" "$(write_attr $z/idle all)"
 	line "limited: recompress type=idle" "$(recomp type=idle)"

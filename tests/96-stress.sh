@@ -2,11 +2,10 @@
 # Stress: fio with verification over zero, same-filled, compressible and random buffers,
 # sequential and random, two jobs at once; random ranges discarded from random data (exactly
 # those read zero, and leave the store), then verified writers beside a job discarding written
-# data; writers and
-# discards racing on the same pages, then content and accounting checked; then swap under real
-# memory pressure: memfill (tools/memfill.c) keeps more than the guest's RAM in anonymous
-# memory, page kinds mixed, and checks every page (on the debug kernel, three times a memory
-# cgroup's limit).
+# data; writers and discards racing on the same pages, then content and accounting checked;
+# then swap under real memory pressure: memfill (tools/memfill.c) keeps more than the guest's
+# RAM in anonymous memory, page kinds mixed, and checks every page (on the debug kernel, three
+# times a memory cgroup's limit).
 . "$(dirname "$0")/lib.sh"
 plan $((23 + UNLOAD_CASES))
 
