@@ -1,9 +1,12 @@
 #!/bin/bash
 # Swap on zram_rs: mkswap + swapon, a workload pushed into swap by a memory cgroup limit,
 # every byte verified while swapped and after swapoff against digests of the data taken before
-# it reached the tmpfs (and so the swap), the pages freed again, no failed I/O.
+# it reached the tmpfs (and so the swap), the pages freed again, no failed I/O. Then the free
+# that finds its slot locked: a small swap churned by memfill while four direct readers keep
+# locking its slots, until miss_free counts such frees; every page memfill reads back is right
+# and a missed slot stays stored (as in C) until its slot is written again.
 . "$(dirname "$0")/lib.sh"
-plan $((12 + UNLOAD_CASES))
+plan $((18 + UNLOAD_CASES))
 
 zram_load
 z=$(sysblock 0)
@@ -42,6 +45,43 @@ check_io_ok "$z" "swap"
 umount /mnt/swapdata
 rmdir $cg
 rm -f /tmp/sums
+check_eq "reset" OK "$(write_attr $z/reset 1)"
+
+# miss_free: swap_slot_free_notify may not sleep, so a free that finds its slot locked (here by
+# a reader decompressing it) is skipped and counted. memfill churns 16 MiB through a 12 MiB
+# cgroup and an 8 MiB swap, freeing a slot at every swap-in, while fio's readers hold one slot
+# lock each, again and again, until miss_free is seen (at most 90 s).
+# debug_stat's second line: writestall (6.12) or 0 (7.3), then miss_free.
+miss_free() { awk 'NR == 2 { print $2 }' $z/debug_stat; }
+echo 8M >$z/disksize
+mkswap /dev/zram0 >/dev/null
+swapon /dev/zram0
+cg=$(memory_cgroup zram_rs_swap memory.high 12M)
+# Threads of one process, fio itself (not lib.sh's wrapper): killing it closes the disk.
+command fio --filename=/dev/zram0 --direct=1 --rw=randread --bs="$PAGE" --numjobs=4 --thread \
+	--time_based --runtime=120 --name=lockers --output=/tmp/fio.out >/dev/null 2>&1 &
+fio=$!
+rounds=0 failed=0 end=$((SECONDS + 90))
+while [ "$(miss_free)" = 0 ] && [ $SECONDS -lt $end ]; do
+	bash -c "echo \$\$ >$cg/cgroup.procs && exec memfill 16 4" >/tmp/memfill.out 2>&1 ||
+		failed=$((failed + 1))
+	rounds=$((rounds + 1))
+done
+kill $fio 2>/dev/null
+wait $fio
+missed=$(miss_free)
+ktap_print_msg "$rounds rounds of memfill; notify_free $(field 4 $z/io_stat), miss_free $missed"
+check "frees that found their slot locked were counted in miss_free" test "$missed" -gt 0
+check_eq "memfill read back every page it wrote, in every round" 0 $failed
+[ $failed = 0 ] || sed 's/^/# /' /tmp/memfill.out
+echo max >$cg/memory.high
+check "swapoff" swapoff /dev/zram0
+held=$(($(field 1 $z/mm_stat) / PAGE - 1))
+check "after swapoff only the header and missed slots are stored ($held held, $missed missed)" \
+	test $held -ge 0 -a $held -le "$missed"
+check_io_ok "$z" "swap with missed frees"
+rmdir $cg
+rm -f /tmp/fio.out /tmp/memfill.out
 check_eq "reset" OK "$(write_attr $z/reset 1)"
 zram_unload
 finish
