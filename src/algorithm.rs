@@ -37,30 +37,23 @@ pub const MAX_NAME: usize = 128;
 pub enum NameError {
     /// 128 bytes or longer (`-E2BIG`).
     TooLong,
-    /// Not an available algorithm (`-EINVAL`).
+    /// Not an algorithm of the set (`-EINVAL`).
     Unknown,
 }
 
 /// Parses a `comp_algorithm` write as C 6.12 does: at most 127 bytes, one trailing newline
-/// removed, then compared with each available name by `sysfs_streq()` (which allows one more).
-pub fn parse_name<A: Named>(input: &[u8], available: impl Fn(A) -> bool) -> Result<A, NameError> {
-    parse_name_as(input, true, available)
+/// removed, then compared with each name of the set by `sysfs_streq()` (which allows one more).
+pub fn parse_name<A: Named>(input: &[u8]) -> Result<A, NameError> {
+    parse_name_as(input, true)
 }
 
 /// Parses a `comp_algorithm` write as C 7.x does: as 6.12, but the input goes to
 /// `sysfs_streq()` as written (one trailing newline allowed, not two).
-pub fn parse_name_7_3<A: Named>(
-    input: &[u8],
-    available: impl Fn(A) -> bool,
-) -> Result<A, NameError> {
-    parse_name_as(input, false, available)
+pub fn parse_name_7_3<A: Named>(input: &[u8]) -> Result<A, NameError> {
+    parse_name_as(input, false)
 }
 
-fn parse_name_as<A: Named>(
-    input: &[u8],
-    strip_newline: bool,
-    available: impl Fn(A) -> bool,
-) -> Result<A, NameError> {
+fn parse_name_as<A: Named>(input: &[u8], strip_newline: bool) -> Result<A, NameError> {
     let input = crate::parse::c_str(input);
     if input.len() >= MAX_NAME {
         return Err(NameError::TooLong);
@@ -73,19 +66,14 @@ fn parse_name_as<A: Named>(
     A::ALL
         .iter()
         .copied()
-        .filter(|&algorithm| available(algorithm))
         .find(|algorithm| sysfs_streq(name, algorithm.name().as_bytes()))
         .ok_or(NameError::Unknown)
 }
 
-/// Writes the `comp_algorithm` line: each available name followed by a space, the selected one
+/// Writes the `comp_algorithm` line: each name of the set followed by a space, the selected one
 /// in brackets, then a newline.
-pub fn write_list<A: Named>(
-    out: &mut impl Write,
-    selected: A,
-    available: impl Fn(A) -> bool,
-) -> fmt::Result {
-    for algorithm in A::ALL.iter().copied().filter(|&a| available(a)) {
+pub fn write_list<A: Named>(out: &mut impl Write, selected: A) -> fmt::Result {
+    for &algorithm in A::ALL {
         if algorithm == selected {
             write!(out, "[{}] ", algorithm.name())?;
         } else {

@@ -2,7 +2,7 @@
 //! 842: software 842 compression (C's `backend_842.c`). No levels; decompresses without a
 //! stream.
 
-use super::{backend_built, Backend, Decompressor, Params};
+use super::{Backend, Decompressor, Params};
 use crate::kapi::sw842;
 use kernel::prelude::*;
 
@@ -11,13 +11,12 @@ pub(crate) struct Sw842;
 
 impl Backend for Sw842 {
     const NAME: &'static str = "842";
-    const AVAILABLE: bool = backend_built!(
-        CONFIG_ZRAM_BACKEND_842,
-        CONFIG_842_COMPRESS,
-        CONFIG_842_DECOMPRESS
-    );
+    const C_DEFAULT: bool = cfg!(CONFIG_ZRAM_DEF_COMP_842);
     type Context = sw842::WorkMem;
-    const DECOMPRESSOR: Decompressor<sw842::WorkMem> = Decompressor::Stateless(sw842::decompress);
+    const DECOMPRESSOR: Decompressor<sw842::WorkMem> = Decompressor {
+        stateless: Some(sw842::decompress),
+        with_context: None,
+    };
 
     fn check(params: &Params) -> Result {
         super::check_no_dict(Self::NAME, params)?;

@@ -3,7 +3,7 @@
 //! `backend_deflate.c`), at a level, zlib's default by default. A stream holds a deflate and
 //! an inflate stream, so readers need a stream.
 
-use super::{backend_built, Backend, Decompressor, Params};
+use super::{Backend, Decompressor, Params};
 use crate::algorithm::NO_LEVEL;
 use crate::kapi::zlib;
 use kernel::prelude::*;
@@ -29,13 +29,12 @@ fn decompress(context: &mut DeflateContext, src: &[u8], dst: &mut [u8]) -> Resul
 
 impl Backend for Deflate {
     const NAME: &'static str = "deflate";
-    const AVAILABLE: bool = backend_built!(
-        CONFIG_ZRAM_BACKEND_DEFLATE,
-        CONFIG_ZLIB_DEFLATE,
-        CONFIG_ZLIB_INFLATE
-    );
+    const C_DEFAULT: bool = cfg!(CONFIG_ZRAM_DEF_COMP_DEFLATE);
     type Context = DeflateContext;
-    const DECOMPRESSOR: Decompressor<DeflateContext> = Decompressor::WithContext(decompress);
+    const DECOMPRESSOR: Decompressor<DeflateContext> = Decompressor {
+        stateless: None,
+        with_context: Some(decompress),
+    };
 
     fn default_level() -> i32 {
         zlib::DEFAULT_COMPRESSION

@@ -2,7 +2,7 @@
 //! lz4: LZ4 with the level as its acceleration factor, 1 by default, with or without a
 //! dictionary (C's `backend_lz4.c`). Decompresses without a stream unless there is a dictionary.
 
-use super::{backend_built, Backend, Decompressor, Params};
+use super::{Backend, Decompressor, Params};
 use crate::kapi::lz4;
 use kernel::prelude::*;
 
@@ -28,14 +28,12 @@ fn decompress(context: &mut Lz4Context, src: &[u8], dst: &mut [u8]) -> Result {
 
 impl Backend for Lz4 {
     const NAME: &'static str = "lz4";
-    const AVAILABLE: bool = backend_built!(
-        CONFIG_ZRAM_BACKEND_LZ4,
-        CONFIG_LZ4_COMPRESS,
-        CONFIG_LZ4_DECOMPRESS
-    );
+    const C_DEFAULT: bool = cfg!(CONFIG_ZRAM_DEF_COMP_LZ4);
     type Context = Lz4Context;
-    const DECOMPRESSOR: Decompressor<Lz4Context> =
-        Decompressor::StatelessWithoutDict(lz4::decompress, decompress);
+    const DECOMPRESSOR: Decompressor<Lz4Context> = Decompressor {
+        stateless: Some(lz4::decompress),
+        with_context: Some(decompress),
+    };
 
     fn default_level() -> i32 {
         lz4::ACCELERATION_DEFAULT

@@ -3,7 +3,7 @@
 //! `backend_lz4hc.c`). Its output is LZ4's, so it decompresses with LZ4's decoder, without a
 //! stream unless there is a dictionary.
 
-use super::{backend_built, Backend, Decompressor, Params};
+use super::{Backend, Decompressor, Params};
 use crate::kapi::lz4;
 use kernel::prelude::*;
 
@@ -29,14 +29,12 @@ fn decompress(context: &mut Lz4hcContext, src: &[u8], dst: &mut [u8]) -> Result 
 
 impl Backend for Lz4hc {
     const NAME: &'static str = "lz4hc";
-    const AVAILABLE: bool = backend_built!(
-        CONFIG_ZRAM_BACKEND_LZ4HC,
-        CONFIG_LZ4HC_COMPRESS,
-        CONFIG_LZ4_DECOMPRESS
-    );
+    const C_DEFAULT: bool = cfg!(CONFIG_ZRAM_DEF_COMP_LZ4HC);
     type Context = Lz4hcContext;
-    const DECOMPRESSOR: Decompressor<Lz4hcContext> =
-        Decompressor::StatelessWithoutDict(lz4::decompress, decompress);
+    const DECOMPRESSOR: Decompressor<Lz4hcContext> = Decompressor {
+        stateless: Some(lz4::decompress),
+        with_context: Some(decompress),
+    };
 
     fn default_level() -> i32 {
         lz4::HC_DEFAULT_CLEVEL

@@ -3,7 +3,7 @@
 //! `backend_lzo.c`), one backend type for both. Both decompress with the same decoder, without
 //! a stream. No levels.
 
-use super::{backend_built, Backend, Decompressor, Params};
+use super::{Backend, Decompressor, Params};
 use crate::kapi::lzo;
 use kernel::prelude::*;
 
@@ -17,13 +17,13 @@ pub(crate) struct Lzo1x<const RLE: bool>;
 
 impl<const RLE: bool> Backend for Lzo1x<RLE> {
     const NAME: &'static str = if RLE { "lzo-rle" } else { "lzo" };
-    const AVAILABLE: bool = backend_built!(
-        CONFIG_ZRAM_BACKEND_LZO,
-        CONFIG_LZO_COMPRESS,
-        CONFIG_LZO_DECOMPRESS
-    );
+    const C_DEFAULT: bool =
+        (RLE && cfg!(CONFIG_ZRAM_DEF_COMP_LZORLE)) || (!RLE && cfg!(CONFIG_ZRAM_DEF_COMP_LZO));
     type Context = lzo::WorkMem;
-    const DECOMPRESSOR: Decompressor<lzo::WorkMem> = Decompressor::Stateless(lzo::decompress);
+    const DECOMPRESSOR: Decompressor<lzo::WorkMem> = Decompressor {
+        stateless: Some(lzo::decompress),
+        with_context: None,
+    };
 
     fn check(params: &Params) -> Result {
         super::check_no_dict(Self::NAME, params)?;

@@ -3,7 +3,7 @@
 //! chooses for one page, with or without a dictionary (C's `backend_zstd.c`). A stream holds a
 //! compression and a decompression context, so readers need a stream.
 
-use super::{backend_built, Backend, Decompressor, Params};
+use super::{Backend, Decompressor, Params};
 use crate::kapi::zstd;
 use kernel::prelude::*;
 
@@ -28,13 +28,12 @@ fn decompress(context: &mut ZstdContext, src: &[u8], dst: &mut [u8]) -> Result {
 
 impl Backend for Zstd {
     const NAME: &'static str = "zstd";
-    const AVAILABLE: bool = backend_built!(
-        CONFIG_ZRAM_BACKEND_ZSTD,
-        CONFIG_ZSTD_COMPRESS,
-        CONFIG_ZSTD_DECOMPRESS
-    );
+    const C_DEFAULT: bool = cfg!(CONFIG_ZRAM_DEF_COMP_ZSTD);
     type Context = ZstdContext;
-    const DECOMPRESSOR: Decompressor<ZstdContext> = Decompressor::WithContext(decompress);
+    const DECOMPRESSOR: Decompressor<ZstdContext> = Decompressor {
+        stateless: None,
+        with_context: Some(decompress),
+    };
 
     fn default_level() -> i32 {
         zstd::default_level()

@@ -8,15 +8,22 @@
 //!
 //! Dispatch is static: the table generates a `match` over the backends for each operation, so
 //! a page costs no indirect call and no allocation. Adding an algorithm takes a backend file
-//! (and its `mod` line) and one entry in the table. An algorithm is offered only when the
-//! kernel offers it: C zram's `CONFIG_ZRAM_BACKEND_*` where C zram is configured, else its
-//! libraries (the kernel's `CONFIG_*` cfgs).
+//! (and its `mod` line) and one entry in the table. A backend is compiled in only where the
+//! kernel offers its algorithm (`Kbuild`'s `zram_rs_backend_*` cfgs: C zram's
+//! `CONFIG_ZRAM_BACKEND_*` where C zram is configured, else the kernel's libraries), so that
+//! the module links only the libraries the kernel has and lists what C zram lists.
 
+#[cfg(zram_rs_backend_842)]
 mod backend_842;
+#[cfg(zram_rs_backend_deflate)]
 mod backend_deflate;
+#[cfg(zram_rs_backend_lz4)]
 mod backend_lz4;
+#[cfg(zram_rs_backend_lz4hc)]
 mod backend_lz4hc;
+#[cfg(zram_rs_backend_lzo)]
 mod backend_lzo;
+#[cfg(zram_rs_backend_zstd)]
 mod backend_zstd;
 
 use crate::algorithm::{Named, NO_LEVEL};
@@ -24,7 +31,7 @@ use crate::kapi::file::FileContents;
 use crate::kapi::lockdep::{LockClass, LockdepMap};
 use crate::kapi::trylock::{TryLock, TryLockGuard};
 use crate::kapi::zspool::ZsPool;
-use crate::kapi::{self, cpu, mem};
+use crate::kapi::{cpu, mem};
 use core::sync::atomic::{fence, AtomicUsize, Ordering};
 use kernel::alloc::flags::GFP_KERNEL;
 use kernel::alloc::{KVec, VVec};
@@ -35,31 +42,14 @@ use kernel::sync::{Arc, CondVar, Mutex};
 
 const PAGE_SIZE: usize = kernel::page::PAGE_SIZE;
 
-/// A backend's [`Backend::AVAILABLE`]: on a kernel configured with C zram, whether C zram
-/// offers the algorithm there (its `CONFIG_ZRAM_BACKEND_*` option), so that both drivers list
-/// the same algorithms; on one without, whether the kernel has the compressor and its
-/// decompressor library, built in or as modules.
-macro_rules! backend_built {
-    ($backend:ident, $compress:ident, $decompress:ident) => {
-        cfg!(any(
-            all(any(CONFIG_ZRAM, CONFIG_ZRAM = "m"), $backend),
-            all(
-                not(any(CONFIG_ZRAM, CONFIG_ZRAM = "m")),
-                any($compress, $compress = "m"),
-                any($decompress, $decompress = "m")
-            )
-        ))
-    };
-}
-use backend_built;
-
 /// What `algorithm_params` set for a compressor (C's `struct zcomp_params`): each number
 /// [`NO_LEVEL`] when not set. The dictionary's bytes are shared by every stream made with them.
 #[derive(Clone)]
 pub(crate) struct Params {
     /// `level=`.
     pub(crate) level: i32,
-    /// `deflate.winbits=` (7.x).
+    /// `deflate.winbits=` (7.x): taken whatever the algorithm, as C; only deflate reads it.
+    #[cfg_attr(not(zram_rs_backend_deflate), allow(dead_code))]
     pub(crate) deflate_winbits: i32,
     /// `dict=`: the file's contents, read when the parameters were set.
     pub(crate) dict: Option<Arc<FileContents>>,
@@ -79,8 +69,8 @@ impl Params {
 pub(crate) trait Backend {
     /// The name user space writes to and reads from `comp_algorithm`.
     const NAME: &'static str;
-    /// Whether the algorithm is offered on this kernel ([`backend_built!`]).
-    const AVAILABLE: bool;
+    /// Whether C zram's configured default is this algorithm (its `CONFIG_ZRAM_DEF_COMP_*`).
+    const C_DEFAULT: bool;
     /// A stream's state: the library's work memory or contexts, and the level.
     type Context: Send;
     /// How the backend decompresses.
@@ -115,74 +105,77 @@ pub(crate) trait Backend {
 }
 
 /// How a backend decompresses `src` into the whole of `dst`; either way `EIO` unless the data
-/// is valid and decompresses to exactly `dst.len()` bytes.
-pub(crate) enum Decompressor<C> {
-    /// Without state (lzo, lz4, 842): readers need no stream, so they never wait for one.
-    Stateless(fn(&[u8], &mut [u8]) -> Result),
-    /// With a stream's context (zstd, deflate).
-    WithContext(fn(&mut C, &[u8], &mut [u8]) -> Result),
-    /// Without state unless the stream has a dictionary (lz4, lz4hc): the first function
-    /// without, the second with a stream's context, which knows whether it has one.
-    StatelessWithoutDict(
-        fn(&[u8], &mut [u8]) -> Result,
-        fn(&mut C, &[u8], &mut [u8]) -> Result,
-    ),
+/// is valid and decompresses to exactly `dst.len()` bytes. At least one of the two is set:
+/// lzo and 842 decompress without state (readers need no stream, so they never wait for one),
+/// zstd and deflate with a stream's context, lz4 and lz4hc without state unless the stream has
+/// a dictionary (their context's function knows whether it has one).
+pub(crate) struct Decompressor<C> {
+    /// Without state (and without a dictionary).
+    pub(crate) stateless: Option<StatelessFn>,
+    /// With a stream's context; preferred when both are set.
+    pub(crate) with_context: Option<ContextFn<C>>,
 }
+
+/// A decompression function without state.
+type StatelessFn = fn(&[u8], &mut [u8]) -> Result;
+/// A decompression function with a stream's context `C`.
+type ContextFn<C> = fn(&mut C, &[u8], &mut [u8]) -> Result;
 
 impl<C> Decompressor<C> {
     /// Whether the decompressor needs no state, with a dictionary set (`dict`) or not.
     #[inline(always)]
     fn is_stateless(&self, dict: bool) -> bool {
-        match self {
-            Self::Stateless(_) => true,
-            Self::StatelessWithoutDict(..) => !dict,
-            Self::WithContext(_) => false,
-        }
+        self.stateless.is_some() && (!dict || self.with_context.is_none())
     }
 
     /// Decompresses without state (so without a dictionary); `EINVAL` for a decompressor that
     /// needs a context.
     #[inline(always)]
     fn run_stateless(&self, src: &[u8], dst: &mut [u8]) -> Result {
-        match self {
-            Self::Stateless(decompress) | Self::StatelessWithoutDict(decompress, _) => {
-                decompress(src, dst)
-            }
-            Self::WithContext(_) => Err(EINVAL),
+        match self.stateless {
+            Some(decompress) => decompress(src, dst),
+            None => Err(EINVAL),
         }
     }
 
-    /// Decompresses, with `context` when the decompressor needs it.
+    /// Decompresses, with `context` when the decompressor takes one.
     #[inline(always)]
     fn run(&self, context: &mut C, src: &[u8], dst: &mut [u8]) -> Result {
-        match self {
-            Self::Stateless(decompress) => decompress(src, dst),
-            Self::WithContext(decompress) | Self::StatelessWithoutDict(_, decompress) => {
-                decompress(context, src, dst)
-            }
+        match (self.with_context, self.stateless) {
+            (Some(decompress), _) => decompress(context, src, dst),
+            (None, Some(decompress)) => decompress(src, dst),
+            (None, None) => Err(EINVAL),
         }
     }
 }
 
 /// C 7.x's check of a backend without dictionaries: a dictionary set is `EOPNOTSUPP`.
+#[cfg(any(zram_rs_backend_lzo, zram_rs_backend_842, zram_rs_backend_deflate))]
 fn check_no_dict(name: &str, params: &Params) -> Result {
     if params.dict.is_some() {
         pr_err!("{}: dictionary is not supported\n", name);
-        return Err(kapi::eopnotsupp());
+        return Err(crate::kapi::eopnotsupp());
     }
     Ok(())
 }
 
 /// C 7.x's check of a backend without levels: a level set is `EOPNOTSUPP`.
+#[cfg(any(zram_rs_backend_lzo, zram_rs_backend_842))]
 fn check_no_level(name: &str, params: &Params) -> Result {
     if params.level != NO_LEVEL {
         pr_err!("{}: compression level is not supported\n", name);
-        return Err(kapi::eopnotsupp());
+        return Err(crate::kapi::eopnotsupp());
     }
     Ok(())
 }
 
 /// C 7.x's check of a level: unset, or within `levels`; `EINVAL` otherwise.
+#[cfg(any(
+    zram_rs_backend_lz4,
+    zram_rs_backend_lz4hc,
+    zram_rs_backend_zstd,
+    zram_rs_backend_deflate
+))]
 fn check_level(name: &str, params: &Params, levels: core::ops::RangeInclusive<i32>) -> Result {
     if params.level != NO_LEVEL && !levels.contains(&params.level) {
         pr_err!("{}: invalid compression level {}\n", name, params.level);
@@ -192,12 +185,9 @@ fn check_level(name: &str, params: &Params, levels: core::ops::RangeInclusive<i3
 }
 
 /// A context of backend `B` with `params` ([`NO_LEVEL`] for a default), like `first` (another
-/// stream's) if given; `EINVAL` when the kernel does not offer the backend. On the 7.3 ABI the
-/// parameters are checked first, as C 7.x does when a device is initialised.
+/// stream's) if given. On the 7.3 ABI the parameters are checked first, as C 7.x does when a
+/// device is initialised.
 fn create<B: Backend>(params: Params, first: Option<&B::Context>) -> Result<B::Context> {
-    if !B::AVAILABLE {
-        return Err(EINVAL);
-    }
     if cfg!(zram_abi_7_3) {
         B::check(&params)?;
     }
@@ -216,31 +206,32 @@ fn create<B: Backend>(params: Params, first: Option<&B::Context>) -> Result<B::C
 /// Defines [`Algorithm`] (one variant per backend, named as the backend's type) and a stream's
 /// [`Context`] from the table below, with one `match` over the table per operation.
 macro_rules! backends {
-    ($($file:ident::$backend:ident),+ $(,)?) => {
+    ($(#[cfg($cfg:meta)] $file:ident::$backend:ident),+ $(,)?) => {
         /// A compression algorithm: one entry of the table of backends.
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         pub(crate) enum Algorithm {
             $(
                 #[doc = concat!("`", stringify!($file), "::", stringify!($backend), "`.")]
+                #[cfg($cfg)]
                 $backend,
             )+
         }
 
         impl Named for Algorithm {
-            const ALL: &'static [Self] = &[$(Self::$backend),+];
+            const ALL: &'static [Self] = &[$(#[cfg($cfg)] Self::$backend),+];
 
             fn name(self) -> &'static str {
                 match self {
-                    $(Self::$backend => <$file::$backend as Backend>::NAME,)+
+                    $(#[cfg($cfg)] Self::$backend => <$file::$backend as Backend>::NAME,)+
                 }
             }
         }
 
         impl Algorithm {
-            /// Whether the algorithm is offered on this kernel.
-            fn available(self) -> bool {
+            /// Whether C zram's configured default is this algorithm.
+            const fn is_c_default(self) -> bool {
                 match self {
-                    $(Self::$backend => <$file::$backend as Backend>::AVAILABLE,)+
+                    $(#[cfg($cfg)] Self::$backend => <$file::$backend as Backend>::C_DEFAULT,)+
                 }
             }
 
@@ -249,7 +240,7 @@ macro_rules! backends {
             #[inline(always)]
             fn decompresses_without_stream(self, dict: bool) -> bool {
                 match self {
-                    $(Self::$backend => {
+                    $(#[cfg($cfg)] Self::$backend => {
                         <$file::$backend as Backend>::DECOMPRESSOR.is_stateless(dict)
                     })+
                 }
@@ -259,7 +250,7 @@ macro_rules! backends {
             #[inline(always)]
             fn decompress_stateless(self, src: &[u8], dst: &mut [u8]) -> Result {
                 match self {
-                    $(Self::$backend => {
+                    $(#[cfg($cfg)] Self::$backend => {
                         <$file::$backend as Backend>::DECOMPRESSOR.run_stateless(src, dst)
                     })+
                 }
@@ -268,7 +259,7 @@ macro_rules! backends {
 
         /// A stream's backend state, of its algorithm's backend.
         enum Context {
-            $($backend(<$file::$backend as Backend>::Context),)+
+            $(#[cfg($cfg)] $backend(<$file::$backend as Backend>::Context),)+
         }
 
         impl Context {
@@ -276,7 +267,7 @@ macro_rules! backends {
             /// same algorithm and parameters) if given.
             fn new(algorithm: Algorithm, params: Params, first: Option<&Self>) -> Result<Self> {
                 Ok(match algorithm {
-                    $(Algorithm::$backend => {
+                    $(#[cfg($cfg)] Algorithm::$backend => {
                         let first = match first {
                             Some(Self::$backend(context)) => Some(context),
                             _ => None,
@@ -290,7 +281,7 @@ macro_rules! backends {
             #[inline(always)]
             fn compress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
                 match self {
-                    $(Self::$backend(context) => {
+                    $(#[cfg($cfg)] Self::$backend(context) => {
                         <$file::$backend as Backend>::compress(context, src, dst)
                     })+
                 }
@@ -300,7 +291,7 @@ macro_rules! backends {
             #[inline(always)]
             fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Result {
                 match self {
-                    $(Self::$backend(context) => {
+                    $(#[cfg($cfg)] Self::$backend(context) => {
                         <$file::$backend as Backend>::DECOMPRESSOR.run(context, src, dst)
                     })+
                 }
@@ -309,41 +300,42 @@ macro_rules! backends {
     };
 }
 
-// The table of backends, in the order `comp_algorithm` lists them (C zram's).
+// The table of backends, in the order `comp_algorithm` lists them (C zram's), each where
+// `Kbuild` builds it.
 backends![
+    #[cfg(zram_rs_backend_lzo)]
     backend_lzo::LzoRle,
+    #[cfg(zram_rs_backend_lzo)]
     backend_lzo::Lzo,
+    #[cfg(zram_rs_backend_lz4)]
     backend_lz4::Lz4,
+    #[cfg(zram_rs_backend_lz4hc)]
     backend_lz4hc::Lz4hc,
+    #[cfg(zram_rs_backend_zstd)]
     backend_zstd::Zstd,
+    #[cfg(zram_rs_backend_deflate)]
     backend_deflate::Deflate,
+    #[cfg(zram_rs_backend_842)]
     backend_842::Sw842,
 ];
 
 impl Algorithm {
     /// The default: C zram's (`CONFIG_ZRAM_DEF_COMP`) on a kernel configured with it, so that
-    /// both drivers start from the same algorithm; lzo-rle, C zram's own default, otherwise.
-    pub(crate) const DEFAULT: Algorithm = if cfg!(CONFIG_ZRAM_DEF_COMP_LZO) {
-        Algorithm::Lzo
-    } else if cfg!(CONFIG_ZRAM_DEF_COMP_LZ4) {
-        Algorithm::Lz4
-    } else if cfg!(CONFIG_ZRAM_DEF_COMP_LZ4HC) {
-        Algorithm::Lz4hc
-    } else if cfg!(CONFIG_ZRAM_DEF_COMP_ZSTD) {
-        Algorithm::Zstd
-    } else if cfg!(CONFIG_ZRAM_DEF_COMP_DEFLATE) {
-        Algorithm::Deflate
-    } else if cfg!(CONFIG_ZRAM_DEF_COMP_842) {
-        Algorithm::Sw842
-    } else {
-        Algorithm::LzoRle
+    /// both drivers start from the same algorithm; else the table's first (lzo-rle, C zram's
+    /// own default, where the kernel has lzo). `Kbuild` refuses a kernel with no backend.
+    pub(crate) const DEFAULT: Algorithm = {
+        let mut i = 0;
+        let mut chosen = Self::ALL[0];
+        while i < Self::ALL.len() {
+            if Self::ALL[i].is_c_default() {
+                chosen = Self::ALL[i];
+            }
+            i += 1;
+        }
+        chosen
     };
 }
 
-/// Whether `algorithm` is offered on this kernel.
-pub(crate) fn available(algorithm: Algorithm) -> bool {
-    algorithm.available()
-}
 
 /// A decompressor that needs no stream. It exists only for an algorithm whose backend
 /// decompresses without a context (lzo, lz4, lz4hc, 842; lz4 and lz4hc without a dictionary),

@@ -111,152 +111,8 @@ extern "C" {
     /// `msleep()` (`linux/delay.h`, not in the kernel crate's bindings).
     pub(crate) fn msleep(msecs: c_uint);
 
-    // Compression libraries (`include/linux/{lzo,lz4,zstd,zlib,sw842}.h`).
-    pub(crate) fn lzo1x_1_compress(
-        src: *const u8,
-        src_len: usize,
-        dst: *mut u8,
-        dst_len: *mut usize,
-        wrkmem: *mut c_void,
-    ) -> c_int;
-    pub(crate) fn lzorle1x_1_compress(
-        src: *const u8,
-        src_len: usize,
-        dst: *mut u8,
-        dst_len: *mut usize,
-        wrkmem: *mut c_void,
-    ) -> c_int;
-    pub(crate) fn lzo1x_decompress_safe(
-        src: *const u8,
-        src_len: usize,
-        dst: *mut u8,
-        dst_len: *mut usize,
-    ) -> c_int;
-    pub(crate) fn LZ4_compress_fast(
-        src: *const u8,
-        dst: *mut u8,
-        src_size: c_int,
-        dst_capacity: c_int,
-        acceleration: c_int,
-        wrkmem: *mut c_void,
-    ) -> c_int;
-    pub(crate) fn LZ4_compress_HC(
-        src: *const u8,
-        dst: *mut u8,
-        src_size: c_int,
-        dst_capacity: c_int,
-        level: c_int,
-        wrkmem: *mut c_void,
-    ) -> c_int;
-    pub(crate) fn LZ4_decompress_safe(
-        src: *const u8,
-        dst: *mut u8,
-        compressed_size: c_int,
-        dst_capacity: c_int,
-    ) -> c_int;
-    pub(crate) fn zstd_default_clevel() -> c_int;
-    pub(crate) fn zstd_min_clevel() -> c_int;
-    pub(crate) fn zstd_max_clevel() -> c_int;
-    pub(crate) fn zstd_get_params(level: c_int, estimated_src_size: u64) -> ZstdParameters;
-    pub(crate) fn zstd_cctx_workspace_bound(params: *const ZstdCompressionParameters) -> usize;
-    pub(crate) fn zstd_init_cctx(workspace: *mut c_void, size: usize) -> *mut c_void;
-    pub(crate) fn zstd_compress_cctx(
-        cctx: *mut c_void,
-        dst: *mut u8,
-        dst_capacity: usize,
-        src: *const u8,
-        src_size: usize,
-        params: *const ZstdParameters,
-    ) -> usize;
-    pub(crate) fn zstd_dctx_workspace_bound() -> usize;
-    pub(crate) fn zstd_init_dctx(workspace: *mut c_void, size: usize) -> *mut c_void;
-    pub(crate) fn zstd_decompress_dctx(
-        dctx: *mut c_void,
-        dst: *mut u8,
-        dst_capacity: usize,
-        src: *const u8,
-        src_size: usize,
-    ) -> usize;
-    pub(crate) fn zstd_is_error(code: usize) -> c_uint;
     // With a dictionary (C zram's `dict=`): contexts and dictionaries in memory from
     // `ZstdCustomMem`'s functions.
-    pub(crate) fn zstd_get_cparams(
-        level: c_int,
-        estimated_src_size: u64,
-        dict_size: usize,
-    ) -> ZstdCompressionParameters;
-    pub(crate) fn zstd_create_cdict_byreference(
-        dict: *const c_void,
-        dict_size: usize,
-        cparams: ZstdCompressionParameters,
-        custom_mem: ZstdCustomMem,
-    ) -> *mut c_void;
-    pub(crate) fn zstd_free_cdict(cdict: *mut c_void) -> usize;
-    pub(crate) fn zstd_create_ddict_byreference(
-        dict: *const c_void,
-        dict_size: usize,
-        custom_mem: ZstdCustomMem,
-    ) -> *mut c_void;
-    pub(crate) fn zstd_free_ddict(ddict: *mut c_void) -> usize;
-    pub(crate) fn zstd_create_cctx_advanced(custom_mem: ZstdCustomMem) -> *mut c_void;
-    pub(crate) fn zstd_free_cctx(cctx: *mut c_void) -> usize;
-    pub(crate) fn zstd_create_dctx_advanced(custom_mem: ZstdCustomMem) -> *mut c_void;
-    pub(crate) fn zstd_free_dctx(dctx: *mut c_void) -> usize;
-    pub(crate) fn zstd_compress_using_cdict(
-        cctx: *mut c_void,
-        dst: *mut u8,
-        dst_capacity: usize,
-        src: *const u8,
-        src_size: usize,
-        cdict: *const c_void,
-    ) -> usize;
-    pub(crate) fn zstd_decompress_using_ddict(
-        dctx: *mut c_void,
-        dst: *mut u8,
-        dst_capacity: usize,
-        src: *const u8,
-        src_size: usize,
-        ddict: *const c_void,
-    ) -> usize;
-    // LZ4 and LZ4HC with a dictionary: streams primed with it.
-    pub(crate) fn LZ4_loadDict(
-        stream: *mut c_void,
-        dictionary: *const u8,
-        dict_size: c_int,
-    ) -> c_int;
-    pub(crate) fn LZ4_compress_fast_continue(
-        stream: *mut c_void,
-        src: *const u8,
-        dst: *mut u8,
-        src_size: c_int,
-        dst_capacity: c_int,
-        acceleration: c_int,
-    ) -> c_int;
-    pub(crate) fn LZ4_resetStreamHC(stream: *mut c_void, level: c_int);
-    pub(crate) fn LZ4_loadDictHC(
-        stream: *mut c_void,
-        dictionary: *const u8,
-        dict_size: c_int,
-    ) -> c_int;
-    pub(crate) fn LZ4_compress_HC_continue(
-        stream: *mut c_void,
-        src: *const u8,
-        dst: *mut u8,
-        src_size: c_int,
-        dst_capacity: c_int,
-    ) -> c_int;
-    pub(crate) fn LZ4_setStreamDecode(
-        stream: *mut c_void,
-        dictionary: *const u8,
-        dict_size: c_int,
-    ) -> c_int;
-    pub(crate) fn LZ4_decompress_safe_continue(
-        stream: *mut c_void,
-        src: *const u8,
-        dst: *mut u8,
-        compressed_size: c_int,
-        dst_capacity: c_int,
-    ) -> c_int;
     // A file read whole (`include/linux/kernel_read_file.h`), in `vmalloc` memory.
     pub(crate) fn kernel_read_file_from_path(
         path: *const c_char,
@@ -266,36 +122,6 @@ extern "C" {
         file_size: *mut usize,
         id: c_uint,
     ) -> isize;
-    pub(crate) fn zlib_deflate_workspacesize(window_bits: c_int, mem_level: c_int) -> c_int;
-    pub(crate) fn zlib_deflateInit2(
-        strm: *mut ZStream,
-        level: c_int,
-        method: c_int,
-        window_bits: c_int,
-        mem_level: c_int,
-        strategy: c_int,
-    ) -> c_int;
-    pub(crate) fn zlib_deflateReset(strm: *mut ZStream) -> c_int;
-    pub(crate) fn zlib_deflate(strm: *mut ZStream, flush: c_int) -> c_int;
-    pub(crate) fn zlib_deflateEnd(strm: *mut ZStream) -> c_int;
-    pub(crate) fn zlib_inflate_workspacesize() -> c_int;
-    pub(crate) fn zlib_inflateInit2(strm: *mut ZStream, window_bits: c_int) -> c_int;
-    pub(crate) fn zlib_inflateReset(strm: *mut ZStream) -> c_int;
-    pub(crate) fn zlib_inflate(strm: *mut ZStream, flush: c_int) -> c_int;
-    pub(crate) fn zlib_inflateEnd(strm: *mut ZStream) -> c_int;
-    pub(crate) fn sw842_compress(
-        src: *const u8,
-        src_len: c_uint,
-        dst: *mut u8,
-        dst_len: *mut c_uint,
-        wrkmem: *mut c_void,
-    ) -> c_int;
-    pub(crate) fn sw842_decompress(
-        src: *const u8,
-        src_len: c_uint,
-        dst: *mut u8,
-        dst_len: *mut c_uint,
-    ) -> c_int;
 
     // shim.c
     /// `num_online_cpus()`.
@@ -379,7 +205,218 @@ extern "C" {
     pub(crate) fn zram_rs_lock_map_release(map: *mut LockdepMapRaw);
 }
 
+// The compression libraries, each where a backend that uses it is built (Kbuild's
+// `zram_rs_backend_*`): the module links no library the kernel lacks.
+
+// `include/linux/lzo.h`.
+#[cfg(zram_rs_backend_lzo)]
+extern "C" {
+    pub(crate) fn lzo1x_1_compress(
+        src: *const u8,
+        src_len: usize,
+        dst: *mut u8,
+        dst_len: *mut usize,
+        wrkmem: *mut c_void,
+    ) -> c_int;
+    pub(crate) fn lzorle1x_1_compress(
+        src: *const u8,
+        src_len: usize,
+        dst: *mut u8,
+        dst_len: *mut usize,
+        wrkmem: *mut c_void,
+    ) -> c_int;
+    pub(crate) fn lzo1x_decompress_safe(
+        src: *const u8,
+        src_len: usize,
+        dst: *mut u8,
+        dst_len: *mut usize,
+    ) -> c_int;
+}
+
+// `include/linux/lz4.h`: LZ4, also with a stream primed with a dictionary.
+#[cfg(zram_rs_backend_lz4)]
+extern "C" {
+    pub(crate) fn LZ4_compress_fast(
+        src: *const u8,
+        dst: *mut u8,
+        src_size: c_int,
+        dst_capacity: c_int,
+        acceleration: c_int,
+        wrkmem: *mut c_void,
+    ) -> c_int;
+    pub(crate) fn LZ4_loadDict(
+        stream: *mut c_void,
+        dictionary: *const u8,
+        dict_size: c_int,
+    ) -> c_int;
+    pub(crate) fn LZ4_compress_fast_continue(
+        stream: *mut c_void,
+        src: *const u8,
+        dst: *mut u8,
+        src_size: c_int,
+        dst_capacity: c_int,
+        acceleration: c_int,
+    ) -> c_int;
+}
+
+// `include/linux/lz4.h`: LZ4HC, also with a stream primed with a dictionary.
+#[cfg(zram_rs_backend_lz4hc)]
+extern "C" {
+    pub(crate) fn LZ4_compress_HC(
+        src: *const u8,
+        dst: *mut u8,
+        src_size: c_int,
+        dst_capacity: c_int,
+        level: c_int,
+        wrkmem: *mut c_void,
+    ) -> c_int;
+    pub(crate) fn LZ4_resetStreamHC(stream: *mut c_void, level: c_int);
+    pub(crate) fn LZ4_loadDictHC(
+        stream: *mut c_void,
+        dictionary: *const u8,
+        dict_size: c_int,
+    ) -> c_int;
+    pub(crate) fn LZ4_compress_HC_continue(
+        stream: *mut c_void,
+        src: *const u8,
+        dst: *mut u8,
+        src_size: c_int,
+        dst_capacity: c_int,
+    ) -> c_int;
+}
+
+// `include/linux/lz4.h`: the decoder of both.
+#[cfg(any(zram_rs_backend_lz4, zram_rs_backend_lz4hc))]
+extern "C" {
+    pub(crate) fn LZ4_decompress_safe(
+        src: *const u8,
+        dst: *mut u8,
+        compressed_size: c_int,
+        dst_capacity: c_int,
+    ) -> c_int;
+    pub(crate) fn LZ4_setStreamDecode(
+        stream: *mut c_void,
+        dictionary: *const u8,
+        dict_size: c_int,
+    ) -> c_int;
+    pub(crate) fn LZ4_decompress_safe_continue(
+        stream: *mut c_void,
+        src: *const u8,
+        dst: *mut u8,
+        compressed_size: c_int,
+        dst_capacity: c_int,
+    ) -> c_int;
+}
+
+// `include/linux/zstd.h`.
+#[cfg(zram_rs_backend_zstd)]
+extern "C" {
+    pub(crate) fn zstd_default_clevel() -> c_int;
+    pub(crate) fn zstd_min_clevel() -> c_int;
+    pub(crate) fn zstd_max_clevel() -> c_int;
+    pub(crate) fn zstd_get_params(level: c_int, estimated_src_size: u64) -> ZstdParameters;
+    pub(crate) fn zstd_cctx_workspace_bound(params: *const ZstdCompressionParameters) -> usize;
+    pub(crate) fn zstd_init_cctx(workspace: *mut c_void, size: usize) -> *mut c_void;
+    pub(crate) fn zstd_compress_cctx(
+        cctx: *mut c_void,
+        dst: *mut u8,
+        dst_capacity: usize,
+        src: *const u8,
+        src_size: usize,
+        params: *const ZstdParameters,
+    ) -> usize;
+    pub(crate) fn zstd_dctx_workspace_bound() -> usize;
+    pub(crate) fn zstd_init_dctx(workspace: *mut c_void, size: usize) -> *mut c_void;
+    pub(crate) fn zstd_decompress_dctx(
+        dctx: *mut c_void,
+        dst: *mut u8,
+        dst_capacity: usize,
+        src: *const u8,
+        src_size: usize,
+    ) -> usize;
+    pub(crate) fn zstd_is_error(code: usize) -> c_uint;
+    pub(crate) fn zstd_get_cparams(
+        level: c_int,
+        estimated_src_size: u64,
+        dict_size: usize,
+    ) -> ZstdCompressionParameters;
+    pub(crate) fn zstd_create_cdict_byreference(
+        dict: *const c_void,
+        dict_size: usize,
+        cparams: ZstdCompressionParameters,
+        custom_mem: ZstdCustomMem,
+    ) -> *mut c_void;
+    pub(crate) fn zstd_free_cdict(cdict: *mut c_void) -> usize;
+    pub(crate) fn zstd_create_ddict_byreference(
+        dict: *const c_void,
+        dict_size: usize,
+        custom_mem: ZstdCustomMem,
+    ) -> *mut c_void;
+    pub(crate) fn zstd_free_ddict(ddict: *mut c_void) -> usize;
+    pub(crate) fn zstd_create_cctx_advanced(custom_mem: ZstdCustomMem) -> *mut c_void;
+    pub(crate) fn zstd_free_cctx(cctx: *mut c_void) -> usize;
+    pub(crate) fn zstd_create_dctx_advanced(custom_mem: ZstdCustomMem) -> *mut c_void;
+    pub(crate) fn zstd_free_dctx(dctx: *mut c_void) -> usize;
+    pub(crate) fn zstd_compress_using_cdict(
+        cctx: *mut c_void,
+        dst: *mut u8,
+        dst_capacity: usize,
+        src: *const u8,
+        src_size: usize,
+        cdict: *const c_void,
+    ) -> usize;
+    pub(crate) fn zstd_decompress_using_ddict(
+        dctx: *mut c_void,
+        dst: *mut u8,
+        dst_capacity: usize,
+        src: *const u8,
+        src_size: usize,
+        ddict: *const c_void,
+    ) -> usize;
+}
+
+// `include/linux/zlib.h`.
+#[cfg(zram_rs_backend_deflate)]
+extern "C" {
+    pub(crate) fn zlib_deflate_workspacesize(window_bits: c_int, mem_level: c_int) -> c_int;
+    pub(crate) fn zlib_deflateInit2(
+        strm: *mut ZStream,
+        level: c_int,
+        method: c_int,
+        window_bits: c_int,
+        mem_level: c_int,
+        strategy: c_int,
+    ) -> c_int;
+    pub(crate) fn zlib_deflateReset(strm: *mut ZStream) -> c_int;
+    pub(crate) fn zlib_deflate(strm: *mut ZStream, flush: c_int) -> c_int;
+    pub(crate) fn zlib_deflateEnd(strm: *mut ZStream) -> c_int;
+    pub(crate) fn zlib_inflate_workspacesize() -> c_int;
+    pub(crate) fn zlib_inflateInit2(strm: *mut ZStream, window_bits: c_int) -> c_int;
+    pub(crate) fn zlib_inflateReset(strm: *mut ZStream) -> c_int;
+    pub(crate) fn zlib_inflate(strm: *mut ZStream, flush: c_int) -> c_int;
+    pub(crate) fn zlib_inflateEnd(strm: *mut ZStream) -> c_int;
+}
+
+// `include/linux/sw842.h`.
+#[cfg(zram_rs_backend_842)]
+extern "C" {
+    pub(crate) fn sw842_compress(
+        src: *const u8,
+        src_len: c_uint,
+        dst: *mut u8,
+        dst_len: *mut c_uint,
+        wrkmem: *mut c_void,
+    ) -> c_int;
+    pub(crate) fn sw842_decompress(
+        src: *const u8,
+        src_len: c_uint,
+        dst: *mut u8,
+        dst_len: *mut c_uint,
+    ) -> c_int;
+}
+
 /// `ZSTD_compressionParameters`.
+#[cfg(zram_rs_backend_zstd)]
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub(crate) struct ZstdCompressionParameters {
@@ -393,6 +430,7 @@ pub(crate) struct ZstdCompressionParameters {
 }
 
 /// `ZSTD_parameters` (`zstd_parameters`).
+#[cfg(zram_rs_backend_zstd)]
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub(crate) struct ZstdParameters {
@@ -404,6 +442,7 @@ pub(crate) struct ZstdParameters {
 
 /// `zstd_custom_mem` (`ZSTD_customMem`): the allocator zstd uses for contexts and dictionaries
 /// made with it.
+#[cfg(zram_rs_backend_zstd)]
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub(crate) struct ZstdCustomMem {
@@ -414,14 +453,18 @@ pub(crate) struct ZstdCustomMem {
 
 /// The sizes of LZ4's stream states (`LZ4_stream_t`, `LZ4_streamHC_t`, `LZ4_streamDecode_t`),
 /// unions of 8-byte words.
+#[cfg(zram_rs_backend_lz4)]
 pub(crate) const LZ4_STREAM_SIZE: usize = ((1 << (14 - 3)) + 4) * 8;
+#[cfg(zram_rs_backend_lz4hc)]
 pub(crate) const LZ4_STREAMHC_SIZE: usize = 262192;
+#[cfg(any(zram_rs_backend_lz4, zram_rs_backend_lz4hc))]
 pub(crate) const LZ4_STREAMDECODE_SIZE: usize = 4 * 8;
 
 /// `READING_POLICY` of `enum kernel_read_file_id`: what C zram reads a dictionary as.
 pub(crate) const READING_POLICY: c_uint = 5;
 
 /// `struct z_stream_s` (`include/linux/zlib.h`).
+#[cfg(zram_rs_backend_deflate)]
 #[repr(C)]
 pub(crate) struct ZStream {
     pub(crate) next_in: *const u8,
@@ -439,27 +482,44 @@ pub(crate) struct ZStream {
 }
 
 /// zlib constants (`include/linux/zlib.h`, `zconf.h`).
+#[cfg(zram_rs_backend_deflate)]
 pub(crate) const Z_OK: c_int = 0;
+#[cfg(zram_rs_backend_deflate)]
 pub(crate) const Z_STREAM_END: c_int = 1;
+#[cfg(zram_rs_backend_deflate)]
 pub(crate) const Z_SYNC_FLUSH: c_int = 3;
+#[cfg(zram_rs_backend_deflate)]
 pub(crate) const Z_FINISH: c_int = 5;
+#[cfg(zram_rs_backend_deflate)]
 pub(crate) const Z_DEFLATED: c_int = 8;
+#[cfg(zram_rs_backend_deflate)]
 pub(crate) const Z_DEFAULT_COMPRESSION: c_int = -1;
+#[cfg(zram_rs_backend_deflate)]
 pub(crate) const Z_BEST_COMPRESSION: c_int = 9;
+#[cfg(zram_rs_backend_deflate)]
 pub(crate) const Z_DEFAULT_STRATEGY: c_int = 0;
+#[cfg(zram_rs_backend_deflate)]
 pub(crate) const MAX_MEM_LEVEL: c_int = 8;
 
 /// Work memory sizes and defaults of the other libraries.
+#[cfg(zram_rs_backend_lzo)]
 pub(crate) const LZO1X_MEM_COMPRESS: usize = 8192 * 2;
+#[cfg(zram_rs_backend_lz4)]
 pub(crate) const LZ4_MEM_COMPRESS: usize = ((1 << (14 - 3)) + 4) * 8;
+#[cfg(zram_rs_backend_lz4hc)]
 pub(crate) const LZ4HC_MEM_COMPRESS: usize = 262192;
+#[cfg(zram_rs_backend_lz4)]
 pub(crate) const LZ4_ACCELERATION_DEFAULT: c_int = 1;
+#[cfg(zram_rs_backend_lz4hc)]
 pub(crate) const LZ4HC_DEFAULT_CLEVEL: c_int = 9;
+#[cfg(zram_rs_backend_lz4hc)]
 pub(crate) const LZ4HC_MAX_CLEVEL: c_int = 16;
+#[cfg(zram_rs_backend_842)]
 pub(crate) const SW842_MEM_COMPRESS: usize = 0xf000;
 
 /// `lzo1x_worst_compress()`: the most bytes LZO1X-1 makes of `len` bytes, with or without zero
 /// runs encoded (checked against the kernel's macro for one page).
+#[cfg(zram_rs_backend_lzo)]
 pub(crate) const fn lzo1x_worst_compress(len: usize) -> usize {
     len.saturating_add(len / 16).saturating_add(64 + 3 + 2)
 }
@@ -513,6 +573,21 @@ same_as_c! {
     bindings::PAGE_SIZE.trailing_zeros() => PAGE_SHIFT,
     size_of::<ZsPoolStats>() => ZS_POOL_STATS_SIZE,
     offset_of!(ZsPoolStats, pages_compacted) => ZS_POOL_STATS_PAGES_COMPACTED,
+    READING_POLICY => READING_POLICY,
+    BLK_STS_OK => BLK_STS_OK,
+    BLK_STS_NOTSUPP => BLK_STS_NOTSUPP,
+    BLK_STS_IOERR => BLK_STS_IOERR,
+    BLK_FEAT_STABLE_WRITES => BLK_FEAT_STABLE_WRITES,
+    BLK_FEAT_SYNCHRONOUS => BLK_FEAT_SYNCHRONOUS,
+    REQ_OP_MASK => REQ_OP_MASK,
+    GFP_NOIO => GFP_NOIO_VALUE,
+    GFP_POOL_OBJECT_FAST => GFP_POOL_OBJECT_FAST,
+    GFP_POOL_OBJECT => GFP_POOL_OBJECT,
+    GFP_POOL_OBJECT_QUIET => GFP_POOL_OBJECT_QUIET,
+}
+
+#[cfg(zram_rs_backend_zstd)]
+same_as_c! {
     size_of::<ZstdCompressionParameters>() => ZSTD_COMPRESSION_PARAMETERS_SIZE,
     offset_of!(ZstdCompressionParameters, window_log) => ZSTD_CP_WINDOW_LOG,
     offset_of!(ZstdCompressionParameters, chain_log) => ZSTD_CP_CHAIN_LOG,
@@ -526,6 +601,14 @@ same_as_c! {
     offset_of!(ZstdParameters, content_size_flag) => ZSTD_P_CONTENT_SIZE_FLAG,
     offset_of!(ZstdParameters, checksum_flag) => ZSTD_P_CHECKSUM_FLAG,
     offset_of!(ZstdParameters, no_dict_id_flag) => ZSTD_P_NO_DICT_ID_FLAG,
+    size_of::<ZstdCustomMem>() => ZSTD_CUSTOM_MEM_SIZE,
+    offset_of!(ZstdCustomMem, custom_alloc) => ZSTD_CUSTOM_MEM_ALLOC,
+    offset_of!(ZstdCustomMem, custom_free) => ZSTD_CUSTOM_MEM_FREE,
+    offset_of!(ZstdCustomMem, opaque) => ZSTD_CUSTOM_MEM_OPAQUE,
+}
+
+#[cfg(zram_rs_backend_deflate)]
+same_as_c! {
     size_of::<ZStream>() => Z_STREAM_SIZE,
     offset_of!(ZStream, next_in) => Z_STREAM_NEXT_IN,
     offset_of!(ZStream, avail_in) => Z_STREAM_AVAIL_IN,
@@ -548,30 +631,35 @@ same_as_c! {
     Z_BEST_COMPRESSION => Z_BEST_COMPRESSION,
     Z_DEFAULT_STRATEGY => Z_DEFAULT_STRATEGY,
     MAX_MEM_LEVEL => MAX_MEM_LEVEL,
+}
+
+#[cfg(zram_rs_backend_lzo)]
+same_as_c! {
     LZO1X_MEM_COMPRESS => LZO1X_MEM_COMPRESS,
     lzo1x_worst_compress(bindings::PAGE_SIZE) => LZO1X_WORST_COMPRESS_PAGE,
+}
+
+#[cfg(zram_rs_backend_lz4)]
+same_as_c! {
     LZ4_MEM_COMPRESS => LZ4_MEM_COMPRESS,
-    LZ4HC_MEM_COMPRESS => LZ4HC_MEM_COMPRESS,
     LZ4_ACCELERATION_DEFAULT => LZ4_ACCELERATION_DEFAULT,
+    LZ4_STREAM_SIZE => LZ4_STREAM_SIZE,
+}
+
+#[cfg(zram_rs_backend_lz4hc)]
+same_as_c! {
+    LZ4HC_MEM_COMPRESS => LZ4HC_MEM_COMPRESS,
     LZ4HC_DEFAULT_CLEVEL => LZ4HC_DEFAULT_CLEVEL,
     LZ4HC_MAX_CLEVEL => LZ4HC_MAX_CLEVEL,
-    SW842_MEM_COMPRESS => SW842_MEM_COMPRESS,
-    size_of::<ZstdCustomMem>() => ZSTD_CUSTOM_MEM_SIZE,
-    offset_of!(ZstdCustomMem, custom_alloc) => ZSTD_CUSTOM_MEM_ALLOC,
-    offset_of!(ZstdCustomMem, custom_free) => ZSTD_CUSTOM_MEM_FREE,
-    offset_of!(ZstdCustomMem, opaque) => ZSTD_CUSTOM_MEM_OPAQUE,
-    LZ4_STREAM_SIZE => LZ4_STREAM_SIZE,
     LZ4_STREAMHC_SIZE => LZ4_STREAMHC_SIZE,
+}
+
+#[cfg(any(zram_rs_backend_lz4, zram_rs_backend_lz4hc))]
+same_as_c! {
     LZ4_STREAMDECODE_SIZE => LZ4_STREAMDECODE_SIZE,
-    READING_POLICY => READING_POLICY,
-    BLK_STS_OK => BLK_STS_OK,
-    BLK_STS_NOTSUPP => BLK_STS_NOTSUPP,
-    BLK_STS_IOERR => BLK_STS_IOERR,
-    BLK_FEAT_STABLE_WRITES => BLK_FEAT_STABLE_WRITES,
-    BLK_FEAT_SYNCHRONOUS => BLK_FEAT_SYNCHRONOUS,
-    REQ_OP_MASK => REQ_OP_MASK,
-    GFP_NOIO => GFP_NOIO_VALUE,
-    GFP_POOL_OBJECT_FAST => GFP_POOL_OBJECT_FAST,
-    GFP_POOL_OBJECT => GFP_POOL_OBJECT,
-    GFP_POOL_OBJECT_QUIET => GFP_POOL_OBJECT_QUIET,
+}
+
+#[cfg(zram_rs_backend_842)]
+same_as_c! {
+    SW842_MEM_COMPRESS => SW842_MEM_COMPRESS,
 }

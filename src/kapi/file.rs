@@ -20,6 +20,12 @@ use kernel::str::CStr;
 /// `vmalloc` and filled; nothing writes them afterwards, and they are freed only by `drop`.
 pub(crate) struct FileContents {
     data: NonNull<u8>,
+    // Read only by the backends that take a dictionary (lz4, lz4hc, zstd); the others refuse
+    // one, but C reads the file all the same.
+    #[cfg_attr(
+        not(any(zram_rs_backend_lz4, zram_rs_backend_lz4hc, zram_rs_backend_zstd)),
+        allow(dead_code)
+    )]
     len: usize,
 }
 
@@ -79,6 +85,10 @@ impl FileContents {
     }
 
     /// The bytes.
+    #[cfg_attr(
+        not(any(zram_rs_backend_lz4, zram_rs_backend_lz4hc, zram_rs_backend_zstd)),
+        allow(dead_code)
+    )]
     pub(crate) fn as_slice(&self) -> &[u8] {
         // SAFETY: `data` points to `len` initialised bytes that live as long as `self` and are
         // not written (type invariant).

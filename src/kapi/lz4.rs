@@ -4,7 +4,8 @@
 //! memory it owns, and decompression, which needs no state; and the same three with a
 //! dictionary ([`DictCompressor`], [`DictHcCompressor`], [`DictDecompressor`]), whose streams are
 //! primed with it for every page, as C zram does. The library takes lengths as `int`: an input
-//! too long for one is refused, never truncated.
+//! too long for one is refused, never truncated. The LZ4 half is built where the lz4 backend
+//! is, the LZ4HC half where lz4hc is.
 
 use super::ffi;
 use super::file::FileContents;
@@ -14,18 +15,23 @@ use kernel::prelude::*;
 use kernel::sync::Arc;
 
 /// `LZ4_ACCELERATION_DEFAULT`.
+#[cfg(zram_rs_backend_lz4)]
 pub(crate) const ACCELERATION_DEFAULT: c_int = ffi::LZ4_ACCELERATION_DEFAULT;
 /// `LZ4HC_DEFAULT_CLEVEL`.
+#[cfg(zram_rs_backend_lz4hc)]
 pub(crate) const HC_DEFAULT_CLEVEL: c_int = ffi::LZ4HC_DEFAULT_CLEVEL;
 /// `LZ4HC_MAX_CLEVEL`: the highest level C zram 7.x accepts.
+#[cfg(zram_rs_backend_lz4hc)]
 pub(crate) const HC_MAX_CLEVEL: c_int = ffi::LZ4HC_MAX_CLEVEL;
 
 /// An LZ4 compressor: the library's work memory and the acceleration factor.
+#[cfg(zram_rs_backend_lz4)]
 pub(crate) struct Compressor {
     wrkmem: WorkMem<{ ffi::LZ4_MEM_COMPRESS }>,
     acceleration: c_int,
 }
 
+#[cfg(zram_rs_backend_lz4)]
 impl Compressor {
     /// A compressor at `acceleration` (the library treats values below 1 as 1).
     pub(crate) fn new(acceleration: c_int) -> Result<Self> {
@@ -58,11 +64,13 @@ impl Compressor {
 }
 
 /// An LZ4HC compressor: the library's work memory and the level.
+#[cfg(zram_rs_backend_lz4hc)]
 pub(crate) struct HcCompressor {
     wrkmem: WorkMem<{ ffi::LZ4HC_MEM_COMPRESS }>,
     level: c_int,
 }
 
+#[cfg(zram_rs_backend_lz4hc)]
 impl HcCompressor {
     /// A compressor at `level` (the library clamps it to its range).
     pub(crate) fn new(level: c_int) -> Result<Self> {
@@ -103,12 +111,14 @@ fn dict_parts(dict: &FileContents) -> Result<(*const u8, c_int)> {
 
 /// An LZ4 compressor with a dictionary: a stream (`LZ4_stream_t`) loaded with the dictionary
 /// before each page, as C zram does.
+#[cfg(zram_rs_backend_lz4)]
 pub(crate) struct DictCompressor {
     stream: WorkMem<{ ffi::LZ4_STREAM_SIZE }>,
     acceleration: c_int,
     dict: Arc<FileContents>,
 }
 
+#[cfg(zram_rs_backend_lz4)]
 impl DictCompressor {
     /// A compressor at `acceleration` with `dict`.
     pub(crate) fn new(acceleration: c_int, dict: Arc<FileContents>) -> Result<Self> {
@@ -158,12 +168,14 @@ impl DictCompressor {
 
 /// An LZ4HC compressor with a dictionary: a stream (`LZ4_streamHC_t`) reset to the level and
 /// loaded with the dictionary before each page, as C zram does.
+#[cfg(zram_rs_backend_lz4hc)]
 pub(crate) struct DictHcCompressor {
     stream: WorkMem<{ ffi::LZ4_STREAMHC_SIZE }>,
     level: c_int,
     dict: Arc<FileContents>,
 }
 
+#[cfg(zram_rs_backend_lz4hc)]
 impl DictHcCompressor {
     /// A compressor at `level` with `dict`.
     pub(crate) fn new(level: c_int, dict: Arc<FileContents>) -> Result<Self> {

@@ -89,15 +89,28 @@ pub(crate) fn vzalloc(len: usize) -> Result<VVec<u8>> {
 }
 
 /// The work memory a C library asks its caller for: `LEN` zeroed bytes from `vmalloc` (so
-/// page-aligned, enough for any alignment the libraries need), at a fixed address until drop.
+/// page-aligned, enough for any alignment the libraries need), at a fixed address until drop
+/// (for lzo, lz4, lz4hc and 842, where one of them is built).
 ///
 /// # Invariants
 ///
 /// `mem` is `LEN` bytes long and never reallocated.
+#[cfg(any(
+    zram_rs_backend_lzo,
+    zram_rs_backend_lz4,
+    zram_rs_backend_lz4hc,
+    zram_rs_backend_842
+))]
 pub(crate) struct WorkMem<const LEN: usize> {
     mem: VVec<u8>,
 }
 
+#[cfg(any(
+    zram_rs_backend_lzo,
+    zram_rs_backend_lz4,
+    zram_rs_backend_lz4hc,
+    zram_rs_backend_842
+))]
 impl<const LEN: usize> WorkMem<LEN> {
     /// Allocates the work memory.
     pub(crate) fn new() -> Result<Self> {

@@ -18,17 +18,22 @@ pub(crate) mod disk_attr;
 mod ffi;
 pub(crate) mod file;
 pub(crate) mod lockdep;
+#[cfg(any(zram_rs_backend_lz4, zram_rs_backend_lz4hc))]
 pub(crate) mod lz4;
+#[cfg(zram_rs_backend_lzo)]
 pub(crate) mod lzo;
 pub(crate) mod mem;
 pub(crate) mod page_writes;
 pub(crate) mod rwsem;
+#[cfg(zram_rs_backend_842)]
 pub(crate) mod sw842;
 pub(crate) mod sysfs;
 pub(crate) mod time;
 pub(crate) mod trylock;
+#[cfg(zram_rs_backend_deflate)]
 pub(crate) mod zlib;
 pub(crate) mod zspool;
+#[cfg(zram_rs_backend_zstd)]
 pub(crate) mod zstd;
 
 /// What zram_rs keeps of C zram's private layout, per kernel.

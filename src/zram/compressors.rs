@@ -9,7 +9,7 @@
 use super::Zram;
 use crate::algorithm::{self, AlgorithmParams, Named};
 use crate::attrs::parse_errno;
-use crate::comp::{self, Algorithm, Params, StreamPool};
+use crate::comp::{Algorithm, Params, StreamPool};
 use crate::kapi::file::FileContents;
 use crate::recompress_args;
 use crate::slot::{Priority, MAX_PRIORITIES};
@@ -137,7 +137,7 @@ impl Zram {
     pub(crate) fn write_algorithms(&self, out: &mut impl Write) -> fmt::Result {
         let _config = self.init_lock.read();
         let selected = self.choice.lock().primary();
-        algorithm::write_list(out, selected, comp::available)
+        algorithm::write_list(out, selected)
     }
 
     /// The `recomp_algorithm` lines: `#N: ` and the list with the algorithm bracketed, for each
@@ -148,7 +148,7 @@ impl Zram {
         for (priority, selected) in Priority::all().zip(algorithms).skip(1) {
             if let Some(selected) = selected {
                 write!(out, "#{}: ", priority.get())?;
-                algorithm::write_list(out, selected, comp::available)?;
+                algorithm::write_list(out, selected)?;
             }
         }
         Ok(())
@@ -171,9 +171,9 @@ impl Zram {
     fn select_algorithm(&self, priority: Priority, input: &[u8]) -> Result {
         // 7.x compares the name as written.
         let chosen = if cfg!(zram_abi_7_3) {
-            algorithm::parse_name_7_3(input, comp::available)
+            algorithm::parse_name_7_3(input)
         } else {
-            algorithm::parse_name(input, comp::available)
+            algorithm::parse_name(input)
         }
         .map_err(|error| match error {
             algorithm::NameError::TooLong => E2BIG,
@@ -317,11 +317,7 @@ struct AvailableList;
 impl fmt::Display for AvailableList {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut first = true;
-        for algorithm in Algorithm::ALL
-            .iter()
-            .copied()
-            .filter(|&a| comp::available(a))
-        {
+        for algorithm in Algorithm::ALL {
             if !first {
                 f.write_str(" ")?;
             }
