@@ -88,7 +88,10 @@ fn names_parse_like_c() {
         Ok(Algorithm::Lz4),
         "one newline stripped, one tolerated"
     );
-    assert_eq!(parse_name::<Algorithm>(b"lz4\n\n\n"), Err(NameError::Unknown));
+    assert_eq!(
+        parse_name::<Algorithm>(b"lz4\n\n\n"),
+        Err(NameError::Unknown)
+    );
     assert_eq!(parse_name(b"842"), Ok(Algorithm::Sw842));
     assert_eq!(parse_name(b"lzo-rle"), Ok(Algorithm::LzoRle));
     assert_eq!(parse_name::<Algorithm>(b"LZ4"), Err(NameError::Unknown));
@@ -100,8 +103,14 @@ fn names_parse_like_c() {
         Err(NameError::Unknown),
         "an algorithm the kernel lacks is unknown"
     );
-    assert_eq!(parse_name::<Algorithm>(&[b'a'; 127]), Err(NameError::Unknown));
-    assert_eq!(parse_name::<Algorithm>(&[b'a'; 128]), Err(NameError::TooLong));
+    assert_eq!(
+        parse_name::<Algorithm>(&[b'a'; 127]),
+        Err(NameError::Unknown)
+    );
+    assert_eq!(
+        parse_name::<Algorithm>(&[b'a'; 128]),
+        Err(NameError::TooLong)
+    );
     assert_eq!(parse_name(b"zstd\0garbage"), Ok(Algorithm::Zstd));
 }
 
@@ -152,8 +161,14 @@ fn names_like_c_7_3() {
     assert_eq!(parse_name_7_3(b"lz4"), Ok(Algorithm::Lz4));
     assert_eq!(parse_name_7_3(b"lz4\n"), Ok(Algorithm::Lz4));
     // 7.x gives the write to sysfs_streq() as it is: one newline, not two.
-    assert_eq!(parse_name_7_3::<Algorithm>(b"lz4\n\n"), Err(NameError::Unknown));
-    assert_eq!(parse_name_7_3::<Algorithm>(&[b'a'; 128]), Err(NameError::TooLong));
+    assert_eq!(
+        parse_name_7_3::<Algorithm>(b"lz4\n\n"),
+        Err(NameError::Unknown)
+    );
+    assert_eq!(
+        parse_name_7_3::<Algorithm>(&[b'a'; 128]),
+        Err(NameError::TooLong)
+    );
 }
 
 #[test]

@@ -105,7 +105,8 @@ pub(crate) trait Backend {
 }
 
 /// How a backend decompresses `src` into the whole of `dst`; either way `EIO` unless the data
-/// is valid and decompresses to exactly `dst.len()` bytes. At least one of the two is set:
+/// is valid and decompresses to exactly `dst.len()` bytes. At least one of the two is set (a
+/// backend's constant; with neither, every read would fail with `EINVAL`):
 /// lzo and 842 decompress without state (readers need no stream, so they never wait for one),
 /// zstd and deflate with a stream's context, lz4 and lz4hc without state unless the stream has
 /// a dictionary (their context's function knows whether it has one).
@@ -335,7 +336,6 @@ impl Algorithm {
         chosen
     };
 }
-
 
 /// A decompressor that needs no stream. It exists only for an algorithm whose backend
 /// decompresses without a context (lzo, lz4, lz4hc, 842; lz4 and lz4hc without a dictionary),

@@ -111,8 +111,6 @@ extern "C" {
     /// `msleep()` (`linux/delay.h`, not in the kernel crate's bindings).
     pub(crate) fn msleep(msecs: c_uint);
 
-    // With a dictionary (C zram's `dict=`): contexts and dictionaries in memory from
-    // `ZstdCustomMem`'s functions.
     // A file read whole (`include/linux/kernel_read_file.h`), in `vmalloc` memory.
     pub(crate) fn kernel_read_file_from_path(
         path: *const c_char,
@@ -335,6 +333,8 @@ extern "C" {
         src_size: usize,
     ) -> usize;
     pub(crate) fn zstd_is_error(code: usize) -> c_uint;
+    // With a dictionary (C zram's `dict=`): contexts and dictionaries in memory from
+    // `ZstdCustomMem`'s functions.
     pub(crate) fn zstd_get_cparams(
         level: c_int,
         estimated_src_size: u64,
