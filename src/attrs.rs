@@ -151,10 +151,14 @@ fn same_detection_store(zram: &Zram, _disk: DiskRef<'_, Zram>, input: &[u8]) -> 
 }
 
 /// `all` marks every stored page idle; an age in seconds marks the pages not accessed for at
-/// least that long and unmarks the others (C zram with `CONFIG_ZRAM_TRACK_ENTRY_ACTIME`, which
-/// zram_rs always has). 6.12 takes any `u64` and computes C's nanosecond cutoff; 7.3 takes a
-/// `u32` and does nothing for an age at or beyond the uptime.
+/// least that long and unmarks the others (where C zram keeps access times,
+/// `CONFIG_ZRAM_TRACK_ENTRY_ACTIME`: without, anything but `all` is `EINVAL`). 6.12 takes any
+/// `u64` and computes C's nanosecond cutoff; 7.3 takes a `u32` and does nothing for an age at
+/// or beyond the uptime.
 fn idle_store(zram: &Zram, _disk: DiskRef<'_, Zram>, input: &[u8]) -> Result {
+    if !cfg!(zram_rs_track_entry_actime) && !algorithm::sysfs_streq(parse::c_str(input), b"all") {
+        return Err(EINVAL);
+    }
     let cutoff = if cfg!(zram_abi_7_3) {
         let uptime = time::boottime_seconds();
         match writeback_args::idle_7_3(input, uptime)? {
@@ -360,9 +364,24 @@ const MAX_COMP_STREAMS_ENTRY: Option<AttrPtr<Zram>> = Some(AttrPtr::of(&MAX_COMP
 const MAX_COMP_STREAMS_ENTRY: Option<AttrPtr<Zram>> = None;
 /// 7.3's `compressed_writeback`; 6.12 has none.
 #[cfg(zram_abi_7_3)]
-const COMPRESSED_WRITEBACK_ENTRY: Option<AttrPtr<Zram>> = Some(AttrPtr::of(&COMPRESSED_WRITEBACK));
+const COMPRESSED_WRITEBACK_ENTRY: Option<AttrPtr<Zram>> =
+    where_c_has(C_WRITEBACK, AttrPtr::of(&COMPRESSED_WRITEBACK));
 #[cfg(not(zram_abi_7_3))]
 const COMPRESSED_WRITEBACK_ENTRY: Option<AttrPtr<Zram>> = None;
+
+/// Whether C zram of this kernel has writeback (`CONFIG_ZRAM_WRITEBACK`; Kbuild's cfg).
+const C_WRITEBACK: bool = cfg!(zram_rs_writeback);
+/// Whether C zram of this kernel has recompression (`CONFIG_ZRAM_MULTI_COMP`; Kbuild's cfg).
+const C_MULTI_COMP: bool = cfg!(zram_rs_multi_comp);
+
+/// `attr` where C zram of this kernel has it (`part`: whether it has the option that adds it).
+const fn where_c_has(part: bool, attr: AttrPtr<Zram>) -> Option<AttrPtr<Zram>> {
+    if part {
+        Some(attr)
+    } else {
+        None
+    }
+}
 
 /// C zram's attributes, zram_rs's extensions, then the ones that only 6.12 or 7.3 has. (The order
 /// only decides the order of creation: sysfs lists a directory sorted by its own hash.)
@@ -374,19 +393,19 @@ static LIST: AttributeList<Zram, 24> = AttributeList::new([
     Some(AttrPtr::of(&MEM_LIMIT)),
     Some(AttrPtr::of(&MEM_USED_MAX)),
     Some(AttrPtr::of(&IDLE)),
-    Some(AttrPtr::of(&BACKING_DEV)),
-    Some(AttrPtr::of(&WRITEBACK)),
-    Some(AttrPtr::of(&WRITEBACK_LIMIT)),
-    Some(AttrPtr::of(&WRITEBACK_LIMIT_ENABLE)),
-    Some(AttrPtr::of(&WRITEBACK_BATCH_SIZE)),
-    Some(AttrPtr::of(&BD_STAT)),
+    where_c_has(C_WRITEBACK, AttrPtr::of(&BACKING_DEV)),
+    where_c_has(C_WRITEBACK, AttrPtr::of(&WRITEBACK)),
+    where_c_has(C_WRITEBACK, AttrPtr::of(&WRITEBACK_LIMIT)),
+    where_c_has(C_WRITEBACK, AttrPtr::of(&WRITEBACK_LIMIT_ENABLE)),
+    where_c_has(C_WRITEBACK, AttrPtr::of(&WRITEBACK_BATCH_SIZE)),
+    where_c_has(C_WRITEBACK, AttrPtr::of(&BD_STAT)),
     Some(AttrPtr::of(&COMP_ALGORITHM)),
     Some(AttrPtr::of(&IO_STAT)),
     Some(AttrPtr::of(&MM_STAT)),
     Some(AttrPtr::of(&DEBUG_STAT)),
     Some(AttrPtr::of(&ALGORITHM_PARAMS)),
-    Some(AttrPtr::of(&RECOMP_ALGORITHM)),
-    Some(AttrPtr::of(&RECOMPRESS)),
+    where_c_has(C_MULTI_COMP, AttrPtr::of(&RECOMP_ALGORITHM)),
+    where_c_has(C_MULTI_COMP, AttrPtr::of(&RECOMPRESS)),
     Some(AttrPtr::of(&SAME_STAT)),
     Some(AttrPtr::of(&SAME_DETECTION)),
     MAX_COMP_STREAMS_ENTRY,

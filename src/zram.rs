@@ -847,9 +847,13 @@ impl DiskOps for Zram {
 }
 
 /// The access time of the pages of one request: whole seconds of boot time, as C 7.3 keeps
-/// them (`(u32)ktime_get_boottime_seconds()`; 6.12 keeps nanoseconds), read once per bio.
+/// them (`(u32)ktime_get_boottime_seconds()`; 6.12 keeps nanoseconds), read once per bio; 0
+/// where C zram keeps none (without `CONFIG_ZRAM_TRACK_ENTRY_ACTIME`).
 #[inline(always)]
 fn access_time() -> u32 {
+    if !cfg!(zram_rs_track_entry_actime) {
+        return 0;
+    }
     // Truncation as C's: wraps after 136 years of uptime.
     time::boottime_seconds() as u32
 }

@@ -160,7 +160,12 @@ impl kernel::Module for ZramRs {
                     Devices {
                         disks: KVec::new(),
                         driver,
-                        debugfs: debugfs::Dir::new(c_str!("zram"), None),
+                        // C zram's debugfs files come with `CONFIG_ZRAM_MEMORY_TRACKING`.
+                        debugfs: if cfg!(zram_rs_memory_tracking) {
+                            debugfs::Dir::new(c_str!("zram"), None)
+                        } else {
+                            None
+                        },
                     },
                     "zram_rs::devices"
                 ),

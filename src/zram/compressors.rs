@@ -237,7 +237,7 @@ impl Zram {
             Some(
                 u64::try_from(params.priority)
                     .ok()
-                    .and_then(Priority::new)
+                    .and_then(c_priority)
                     .ok_or(EINVAL)?,
             )
         } else {
@@ -267,8 +267,19 @@ impl Zram {
 fn params_priority_6_12(choice: &Choice, params: &AlgorithmParams<'_>) -> Option<Priority> {
     match params.algo {
         Some(name) => choice.find(name, Priority::PRIMARY),
-        None => u64::try_from(params.priority).ok().and_then(Priority::new),
+        None => u64::try_from(params.priority).ok().and_then(c_priority),
     }
+}
+
+/// Priority `n`, if C zram of this kernel has it: 0 to 3 with recompression
+/// (`CONFIG_ZRAM_MULTI_COMP`, C's `ZRAM_MAX_COMPS` of 4), else only 0.
+fn c_priority(n: u64) -> Option<Priority> {
+    let comps = if cfg!(zram_rs_multi_comp) {
+        MAX_PRIORITIES
+    } else {
+        1
+    };
+    Priority::new(n).filter(|priority| priority.index() < comps)
 }
 
 /// Replaces the parameters of `priority` with those of `params` and `dict`, the dictionary
