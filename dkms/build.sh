@@ -48,6 +48,9 @@ if grep -q '^CONFIG_CC_IS_CLANG=y' "$config"; then
 		fail "the kernel was built with clang $major: install clang-$major and lld-$major"
 	fi
 fi
+# A build tree with the kernel's Rust artefacts (made from the kernel's source where its headers
+# lack them: dkms/rust-tree.sh).
+kdir=$(sh "$(dirname "$0")/rust-tree.sh" "$kdir" "$release" "$rustc")
 # (The kernel's make must not see a make of DKMS's.)
 unset MAKEFLAGS MFLAGS MAKELEVEL
 exec make -C "$kdir" M="$(pwd)" $llvm RUSTC="$rustc" modules

@@ -31,12 +31,13 @@ compile_error!("zram_rs's slot lock does not support PREEMPT_RT");
 
 /// The slot layout for the kernel's page size and C zram's flag order.
 pub(crate) type Layout = slot::Layout<{ kernel::page::PAGE_SHIFT as u32 }, { c_zram::HUGE_FLAG }>;
-const _: () = Layout::VALID;
 /// The kernel's page size: one slot's data.
 pub(crate) const PAGE_SIZE: usize = Layout::PAGE_SIZE;
 const _: () = assert!(PAGE_SIZE == kernel::page::PAGE_SIZE);
-// C zram's own layout, where the kernel tree has its header (see `c_layout.c`).
-const _: () = assert!(
+
+/// Whether the slot layout is C zram's, where the kernel tree has its header (see
+/// `c_layout.c`). Checked at build time in [`PageStore::new`].
+const fn layout_is_c_zrams() -> bool {
     match c_zram::FLAGS {
         None => true,
         Some(c) => {
@@ -50,9 +51,8 @@ const _: () = assert!(
                 && Layout::PRIORITY_SHIFT as i64 == c.priority_bit1
                 && c.count <= 30
         }
-    },
-    "the slot layout differs from C zram's"
-);
+    }
+}
 
 /// One page's entry: a value word (a union decided by the flags, see `slot.rs`), a flags word
 /// that also carries the lock bit, and the page's last access time (whole seconds of boot time,
@@ -112,6 +112,12 @@ pub(crate) struct SlotGuard<'a> {
 impl PageStore {
     /// A store of `pages` empty slots with a fresh pool called `name`.
     pub(crate) fn new(pages: usize, pool: ZsPool) -> Result<Self> {
+        // The layout's build-time checks, in the function every table comes from (rustc 1.85
+        // counts constants used only by `const _` items as unused).
+        const {
+            let () = Layout::VALID;
+            assert!(layout_is_c_zrams(), "the slot layout differs from C zram's");
+        }
         if pages == 0 {
             return Err(ENOMEM);
         }
