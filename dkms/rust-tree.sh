@@ -40,12 +40,13 @@ text() { sed -n "s/^$1=\"\\(.*\\)\"\$/\\1/p" "$config"; }
 series=$(echo "$release" | sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p')
 upstream=$(echo "$release" | sed -n 's/^\([0-9]*\.[0-9]*\.[0-9]*\).*/\1/p')
 tarball=/usr/src/linux-source-$series.tar.xz
-[ -r "$tarball" ] ||
-	fail "the kernel's headers carry no Rust artefacts and $tarball is missing: install linux-source-$series (the version of the kernel's headers)"
 # Debian: the headers package and linux-source must be of the same source version.
 headers_pkg=$(dpkg-query -S "$kdir/.config" 2>/dev/null | sed -n 's/:.*//p' | head -n 1)
-if [ -n "$headers_pkg" ]; then
-	want=$(dpkg-query -W -f '${Version}' "$headers_pkg")
+want=
+[ -z "$headers_pkg" ] || want=$(dpkg-query -W -f '${Version}' "$headers_pkg")
+[ -r "$tarball" ] ||
+	fail "its headers have no Rust artefacts and $tarball is missing: install linux-source-$series${want:+=$want}"
+if [ -n "$want" ]; then
 	have=$(dpkg-query -W -f '${Version}' "linux-source-$series" 2>/dev/null || true)
 	[ "$want" = "$have" ] ||
 		fail "linux-source-$series is ${have:-not installed}, the kernel's headers $want: install linux-source-$series=$want"
