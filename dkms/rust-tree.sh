@@ -38,7 +38,6 @@ text() { sed -n "s/^$1=\"\\(.*\\)\"\$/\\1/p" "$config"; }
 
 # The source: the tarball of the kernel's series, of the kernel's version.
 series=$(echo "$release" | sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p')
-upstream=$(echo "$release" | sed -n 's/^\([0-9]*\.[0-9]*\.[0-9]*\).*/\1/p')
 tarball=/usr/src/linux-source-$series.tar.xz
 # Debian: the headers package and linux-source must be of the same source version.
 headers_pkg=$(dpkg-query -S "$kdir/.config" 2>/dev/null | sed -n 's/:.*//p' | head -n 1)
