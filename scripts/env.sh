@@ -7,27 +7,19 @@ export ZRAM_RS_CACHE=${ZRAM_RS_CACHE:-${HOME:-/root}/.cache/zram_rs}
 # (linux-source-7.3, trixie-backports: downloaded into the cache, nothing installed).
 export KERNEL_SERIES=${KERNEL_SERIES:-6.12}
 case $KERNEL_SERIES in
-6.12)
-	export KSRC_TARBALL=${KSRC_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
-	export BINDGEN_VERSION=0.69.5
-	;;
-7.3)
-	export KSRC_TARBALL=${KSRC_TARBALL:-$ZRAM_RS_CACHE/src/linux-source-7.3.tar.xz}
-	# 7.3's scripts/min-tool-version.sh asks for bindgen 0.71.1.
-	export BINDGEN_VERSION=0.71.1
-	;;
+6.12) export KSRC_TARBALL=${KSRC_TARBALL:-/usr/src/linux-source-6.12.tar.xz} ;;
+7.3) export KSRC_TARBALL=${KSRC_TARBALL:-$ZRAM_RS_CACHE/src/linux-source-7.3.tar.xz} ;;
 *)
 	echo "unknown KERNEL=$KERNEL_SERIES (6.12 or 7.3)" >&2
 	return 1 2>/dev/null || exit 1
 	;;
 esac
 export KSRC=${KSRC:-$ZRAM_RS_CACHE/src/linux-source-$KERNEL_SERIES}
-# One bindgen per version (the 6.12 one stays where earlier caches have it).
-if [ "$BINDGEN_VERSION" = 0.69.5 ]; then
-	export BINDGEN_ROOT=$ZRAM_RS_CACHE/tools
-else
-	export BINDGEN_ROOT=$ZRAM_RS_CACHE/tools-bindgen-$BINDGEN_VERSION
-fi
+# One bindgen for both series: 7.3's scripts/min-tool-version.sh asks for 0.71.1, and 6.12
+# (0.65.1 or newer) names the Rust version bindgen is to generate for (`--rust-target`), so
+# a newer bindgen serves it too: built once, not twice, on a fresh machine.
+export BINDGEN_VERSION=0.71.1
+export BINDGEN_ROOT=$ZRAM_RS_CACHE/tools-bindgen-$BINDGEN_VERSION
 export BINDGEN=${BINDGEN:-$BINDGEN_ROOT/bin/bindgen}
 export LIBCLANG_PATH=/usr/lib/llvm-19/lib
 export RUSTC_PINNED=/usr/bin/rustc

@@ -106,10 +106,13 @@ write_block() {
 	dd if=$fifo of=$dev bs=$BLOCK count=1 seek="$1" iflag=fullblock oflag=direct conv=fsync \
 		2>/tmp/faults.err &
 	pid=$!
-	# Sleeping (state S) as dd: in the read of the FIFO.
-	for n in $(seq 1 100000); do
+	# Sleeping (state S) as dd: in the read of the FIFO. (A counted loop: a list from seq
+	# would be expanded for every block, most of a second each on the debug kernel.)
+	n=0
+	while [ $n -lt 100000 ]; do
 		read -r stat <"/proc/$pid/stat" || break
 		case $stat in *"(dd) S "*) break ;; esac
+		n=$((n + 1))
 	done
 	echo 1 >"/proc/$pid/make-it-fail" 2>/dev/null
 	dd if=$pattern bs=$BLOCK skip="$1" count=1 >&4 2>/dev/null
@@ -306,7 +309,7 @@ slub_name_leaks_only() {
 		sed 's/^/# /' /tmp/faults.leaks
 		ktap_test_fail "$description"
 	else
-		ktap_print_msg "kmemleak: $known slab cache names left by sysfs_slab_add (the kernel's leak)"
+		ktap_print_msg "kmemleak: $known slab cache names left by sysfs_slab_add (the kernel's leak) (${SECONDS} s so far)"
 		ktap_test_pass "$description"
 	fi
 	rm -f /tmp/faults.leaks
@@ -415,7 +418,7 @@ done
 inject_off
 echo "zram_rs-test: expect io-error end" >/dev/kmsg
 expect_end
-ktap_print_msg "$blocks block writes under injection: $ok succeeded, $eio EIO, $other failed otherwise; io_stat: $(cat "$z/io_stat")"
+ktap_print_msg "$blocks block writes under injection: $ok succeeded, $eio EIO, $other failed otherwise; io_stat: $(cat "$z/io_stat") (${SECONDS} s so far)"
 check "writes under injection: some succeeded ($ok), some failed in the driver with EIO ($eio)" \
 	test $ok -gt 0 -a $eio -gt 0
 # dd's message can be lost (writing it may fail too), so only a range is known.
@@ -491,7 +494,7 @@ inject_off
 echo "zram_rs-test: expect io-error end" >/dev/kmsg
 expect_end
 sed 's/^/# /' /tmp/memfill.out
-ktap_print_msg "memfill exit status: $rc"
+ktap_print_msg "memfill exit status: $rc (${SECONDS} s so far)"
 ktap_print_msg "io_stat after memfill: $(cat "$z/io_stat"); mm_stat: $(cat "$z/mm_stat")"
 check "memfill under injection: 96 MiB in a 32 MiB cgroup, every page verified" test $rc = 0
 check "swap writes failed under injection" test "$(field 2 "$z/io_stat")" -gt "$failed_writes"
