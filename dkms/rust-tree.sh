@@ -66,6 +66,26 @@ llvm=
 if grep -q '^CONFIG_CC_IS_CLANG=y' "$config"; then
 	llvm=LLVM=1
 fi
+# What building the kernel's Rust crates and tools takes, each named by the package that has it
+# (a development package of the version its library has on this machine: a kernel from
+# trixie-backports brings backports' libelf, which trixie's libelf-dev does not match).
+need() {
+	local pkg=$2 lib
+	if [ -n "${3:-}" ] && lib=$(dpkg-query -W -f '${Version}' "$3" 2>/dev/null) && [ -n "$lib" ]; then
+		pkg="$pkg=$lib"
+	fi
+	fail "making its Rust artefacts needs $1: install $pkg"
+}
+for tool in make:make flex:flex bison:bison bc:bc xz:xz-utils; do
+	command -v "${tool%%:*}" >/dev/null || need "${tool%%:*}" "${tool#*:}"
+done
+on() { grep -q "^$1=y" "$config"; }
+sysroot=$("$rustc" --print sysroot)
+[ -e "$sysroot/lib/rustlib/src/rust/library/core/src/lib.rs" ] || need "the Rust standard library's source" rust-src
+! on CONFIG_OBJTOOL || [ -e /usr/include/gelf.h ] || need "libelf's headers (gelf.h)" libelf-dev libelf1t64
+! on CONFIG_MODULE_SIG || [ -e /usr/include/openssl/opensslv.h ] || need "OpenSSL's headers" libssl-dev
+! on CONFIG_MODULE_SIG || command -v openssl >/dev/null || need openssl openssl
+! on CONFIG_DEBUG_INFO_BTF || command -v pahole >/dev/null || need pahole dwarves
 arch=$(sed -n 's/^override ARCH = //p' "$kdir/.kernelvariables" 2>/dev/null || true)
 [ -n "$arch" ] || arch=$(uname -m | sed 's/x86_64/x86/; s/aarch64/arm64/')
 

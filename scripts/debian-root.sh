@@ -1,21 +1,44 @@
 #!/bin/bash
 # usage: debian-root.sh                 make (once) and print the root's directory
 #        debian-root.sh run CMD [ARG...] run CMD inside it (/proc, /sys, /dev and /tmp mounted)
-# A Debian 13 (trixie) root in the cache, as a Debian 13 user's machine: made with mmdebstrap
-# from the mirror this machine's apt uses (its own sources are left alone), with trixie and
-# trixie-backports in its sources, Debian 13's toolchain (rustc and rust-src 1.85.1, bindgen
-# 0.71.1, gcc-14: what Debian built its 7.3 kernels with), dkms and what building a kernel's
-# Rust artefacts needs. Kept under a key of its package list; needs root.
+#        debian-root.sh remove           remove it
+# A Debian 13 (trixie) root in the cache: made with mmdebstrap from the mirror this machine's
+# apt uses (its own sources are left alone), with trixie and trixie-backports in its sources.
+# DEBIAN_ROOT picks which: "toolchain" (the default), with Debian 13's toolchain (rustc and
+# rust-src 1.85.1, bindgen 0.71.1, gcc-14: what Debian built its 7.3 kernels with), dkms and
+# what building a kernel's Rust artefacts needs; or "user-NAME", apt's minimal system and
+# nothing else, as a Debian 13 user's machine before anything is installed
+# (scripts/debian-kernel.sh installs a kernel and the package there). Kept under a key of its
+# name and package list; needs root.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/env.sh"
 
-packages=(
-	apt ca-certificates dkms build-essential gcc-14 rustc rust-src bindgen libclang-19-dev
-	flex bison bc libelf-dev libssl-dev dwarves kmod cpio python3 openssl xz-utils
-)
-key=$(printf '%s\n' "${packages[@]}" | sha256sum | cut -c1-12)
-root=$ZRAM_RS_CACHE/debian/trixie-$key
+DEBIAN_ROOT=${DEBIAN_ROOT:-toolchain}
+case $DEBIAN_ROOT in
+toolchain)
+	packages=(
+		apt ca-certificates dkms build-essential gcc-14 rustc rust-src bindgen libclang-19-dev
+		flex bison bc libelf-dev libssl-dev dwarves kmod cpio python3 openssl xz-utils
+	)
+	key=$(printf '%s\n' "${packages[@]}" | sha256sum | cut -c1-12)
+	root=$ZRAM_RS_CACHE/debian/trixie-$key
+	suites=(trixie trixie-backports)
+	aptopts=()
+	;;
+user-*)
+	# (trixie-backports is the user's to add; apt answers its questions with yes, as a user
+	# would)
+	packages=(apt ca-certificates)
+	root=$ZRAM_RS_CACHE/debian/trixie-$DEBIAN_ROOT
+	suites=(trixie)
+	aptopts=(--aptopt='APT::Get::Assume-Yes "true"')
+	;;
+*)
+	echo "debian-root: DEBIAN_ROOT is toolchain or user-NAME, not $DEBIAN_ROOT" >&2
+	exit 2
+	;;
+esac
 
 make_root() {
 	command -v mmdebstrap >/dev/null || {
@@ -25,15 +48,17 @@ make_root() {
 	local mirror keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 	mirror=$(debian_mirror)
 	mirror=${mirror%/}
+	local sources=() suite
+	for suite in "${suites[@]}"; do
+		sources+=("deb [signed-by=$keyring] $mirror $suite main")
+	done
 	rm -rf "$root.new"
 	mkdir -p "$(dirname "$root")"
 	echo "debian-root: making a Debian 13 root from $mirror (a few minutes, once)" >&2
-	mmdebstrap --mode=root --variant=apt --include="$(
+	mmdebstrap --mode=root --variant=apt "${aptopts[@]}" --include="$(
 		IFS=,
 		echo "${packages[*]}"
-	)" trixie "$root.new" \
-		"deb [signed-by=$keyring] $mirror trixie main" \
-		"deb [signed-by=$keyring] $mirror trixie-backports main" >&2
+	)" trixie "$root.new" "${sources[@]}" >&2
 	mv "$root.new" "$root"
 }
 
@@ -57,6 +82,17 @@ in_root() {
 	return $status
 }
 
+case ${1:-} in
+remove)
+	# Never with something of the machine still mounted inside.
+	if findmnt -rn -o TARGET | grep -q "^$root/"; then
+		echo "debian-root: $root has mounts, not removed" >&2
+		exit 1
+	fi
+	rm -rf "$root" "$root.new"
+	exit 0
+	;;
+esac
 [ -d "$root" ] || make_root
 case ${1:-} in
 "") echo "$root" ;;
@@ -65,7 +101,7 @@ run)
 	in_root "$@"
 	;;
 *)
-	echo "usage: $0 [run CMD...]" >&2
+	echo "usage: $0 [run CMD... | remove]" >&2
 	exit 2
 	;;
 esac

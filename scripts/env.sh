@@ -4,17 +4,23 @@ unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 # Everything built (kernel trees, bindgen, initramfs) lives under ZRAM_RS_CACHE, outside the repo.
 export ZRAM_RS_CACHE=${ZRAM_RS_CACHE:-${HOME:-/root}/.cache/zram_rs}
 # Kernel series built against: 6.12 (Debian's linux-source-6.12, bookworm-backports) or 7.3
-# (linux-source-7.3, trixie-backports: downloaded into the cache, nothing installed).
+# (linux-source-7.3, trixie-backports: downloaded into the cache, nothing installed); or
+# debian-7.3: Debian 13's own 7.3 kernel from trixie-backports, not built here but installed as
+# a Debian 13 user installs it, with zram_rs from the package's DKMS build
+# (scripts/debian-kernel.sh; KCONFIG_VARIANT picks the flavour: debian_flavour).
 export KERNEL_SERIES=${KERNEL_SERIES:-6.12}
 case $KERNEL_SERIES in
 6.12) export KSRC_TARBALL=${KSRC_TARBALL:-/usr/src/linux-source-6.12.tar.xz} ;;
-7.3) export KSRC_TARBALL=${KSRC_TARBALL:-$ZRAM_RS_CACHE/src/linux-source-7.3.tar.xz} ;;
+7.3 | debian-7.3) export KSRC_TARBALL=${KSRC_TARBALL:-$ZRAM_RS_CACHE/src/linux-source-7.3.tar.xz} ;;
 *)
-	echo "unknown KERNEL=$KERNEL_SERIES (6.12 or 7.3)" >&2
+	echo "unknown KERNEL=$KERNEL_SERIES (6.12, 7.3 or debian-7.3)" >&2
 	return 1 2>/dev/null || exit 1
 	;;
 esac
-export KSRC=${KSRC:-$ZRAM_RS_CACHE/src/linux-source-$KERNEL_SERIES}
+# The source tree of the series (for a Debian kernel, of its source package: the kselftest
+# helpers and rustfmt's configuration come from it).
+export KSRC_SERIES=${KERNEL_SERIES#debian-}
+export KSRC=${KSRC:-$ZRAM_RS_CACHE/src/linux-source-$KSRC_SERIES}
 # One bindgen for both series: 7.3's scripts/min-tool-version.sh asks for 0.71.1, and 6.12
 # (0.65.1 or newer) names the Rust version bindgen is to generate for (`--rust-target`), so
 # a newer bindgen serves it too: built once, not twice, on a fresh machine.
@@ -67,10 +73,27 @@ kernel_key() {
 # compile and link zram_rs.ko (modpost cannot resolve its symbols then), not to boot.
 export KERNEL_PREPARED_ONLY=${KERNEL_PREPARED_ONLY:-0}
 
+# debian_flavour: the flavour of Debian's kernel package for KCONFIG_VARIANT: amd64 (none),
+# cloud-amd64 (cloud) or rt-amd64 (rt, PREEMPT_RT).
+debian_flavour() {
+	case $KCONFIG_VARIANT in
+	"") echo amd64 ;;
+	cloud | rt) echo "$KCONFIG_VARIANT-amd64" ;;
+	*)
+		echo "KERNEL=debian-7.3 takes KCONFIG= (amd64), cloud or rt, not $KCONFIG_VARIANT" >&2
+		return 1
+		;;
+	esac
+}
+
 # Name of the current kernel build: ARCH_NAME, KCONFIG_VARIANT, but for 6.12 the series, and
-# "-prepared" for a tree only prepared for modules.
+# "-prepared" for a tree only prepared for modules; for Debian's kernel, debian-7.3-FLAVOUR.
 kernel_name() {
 	local series= prepared=
+	if [ "$KERNEL_SERIES" = debian-7.3 ]; then
+		echo "debian-7.3-$(debian_flavour)"
+		return
+	fi
 	[ "$KERNEL_SERIES" = 6.12 ] || series=-$KERNEL_SERIES
 	[ "$KERNEL_PREPARED_ONLY" = 0 ] || prepared=-prepared
 	echo "$ARCH_NAME${KCONFIG_VARIANT:+-$KCONFIG_VARIANT}$series$prepared"

@@ -137,6 +137,9 @@ cp -a "$kdir/modroot/lib" "$stage/"
 mkdir -p "$stage/lib/modules/$kver/extra"
 cp "$ko" "$stage/lib/modules/$kver/extra/zram_rs.ko"
 depmod -b "$stage" "$kver"
+# Modules the guest's init loads at boot (a Debian kernel's disk and file system drivers, which
+# the test kernels have built in; scripts/debian-kernel.sh).
+[ ! -e "$kdir/boot-modules" ] || cp "$kdir/boot-modules" "$stage/etc/zram_rs-modules"
 
 cp "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" "$stage/usr/share/kselftest/"
 mkdir -p "$stage/usr/share/kselftest/zram"
@@ -146,6 +149,12 @@ install -m 755 "$here/guest/init" "$stage/init"
 cp "$here/guest/"*.sh "$stage/guest/" 2>/dev/null || true
 cp "$ZRAM_RS_TOP/tests/lib.sh" "$stage/tests/lib.sh"
 cp -r "$ZRAM_RS_TOP/tests/oracle" "$stage/tests/oracle"
+# The README's Debian 13 sequence after its reboot (tests/36-debian-sequence.sh).
+awk '/^<!-- debian-13-sequence -->$/ { marked = 1; next }
+	marked && /^```sh$/ { inblock = 1; next }
+	inblock && /^```$/ { exit }
+	inblock && rebooted { print }
+	inblock && /^reboot/ { rebooted = 1 }' "$ZRAM_RS_TOP/README.md" >"$stage/tests/debian-13-after-reboot"
 : >"$stage/tests/order"
 for test in "$@"; do
 	name=$(basename "$test")

@@ -40,10 +40,12 @@ if ! "$BINDGEN" --version 2>/dev/null | grep -q "bindgen $BINDGEN_VERSION"; then
 		--root "$BINDGEN_ROOT"
 fi
 "$BINDGEN" --version
+# Older caches' bindgen 0.69.5, 6.12's before both series shared one, is not used any more.
+rm -rf "$ZRAM_RS_CACHE/tools"
 
 # 7.3's source comes from trixie-backports (scripts/env.sh: debian_download); its tarball is
 # taken out of the package.
-if [ ! -d "$KSRC" ] && [ ! -f "$KSRC_TARBALL" ] && [ "$KERNEL_SERIES" = 7.3 ]; then
+if [ ! -d "$KSRC" ] && [ ! -f "$KSRC_TARBALL" ] && [ "$KSRC_SERIES" = 7.3 ]; then
 	echo "install-deps: downloading linux-source-7.3 from trixie-backports"
 	download=$(mktemp -d)
 	debian_download trixie-backports "$download" linux-source-7.3

@@ -6,6 +6,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/env.sh"
+# Debian's own kernel is installed, not built (scripts/debian-kernel.sh).
+[ "$KERNEL_SERIES" != debian-7.3 ] || exec "$here/debian-kernel.sh"
 out=$(kernel_dir)
 # One build of a kernel at a time: a second caller (.ci/run builds ahead in the background)
 # waits for the first and then finds it built.

@@ -7,6 +7,25 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/env.sh"
 kdir=$("$here/kernel.sh" | tail -n 1)
+# Debian's own kernel: the module is the one the package's DKMS build installed there; a build
+# with make arguments (CLIPPY=1) runs in the same Debian 13 root, against the tree with the
+# kernel's Rust artefacts that build made, by Debian 13's compilers (clippy added for it).
+if [ "$KERNEL_SERIES" = debian-7.3 ]; then
+	if [ $# = 0 ]; then
+		echo "$kdir/zram_rs.ko"
+		exit 0
+	fi
+	export DEBIAN_ROOT=user-$(debian_flavour)
+	root=$("$here/debian-root.sh" | tail -n 1)
+	release=$(cat "$kdir/include/config/kernel.release")
+	rm -rf "$root/root/zram_rs-build"
+	mkdir -p "$root/root/zram_rs-build"
+	cp -r "$ZRAM_RS_TOP/Kbuild" "$ZRAM_RS_TOP/src" "$root/root/zram_rs-build/"
+	"$here/debian-root.sh" run sh -c "{ command -v clippy-driver >/dev/null || apt-get install -y -q rust-clippy >/dev/null; } &&
+		make -s -C /var/lib/zram-rs-dkms/$release M=/root/zram_rs-build $* modules" >&2
+	echo "$root/root/zram_rs-build/zram_rs.ko"
+	exit 0
+fi
 mapfile -t arch_args < <(kmake_arch_args)
 build=$ZRAM_RS_CACHE/module/$(basename "$kdir")
 mkdir -p "$build/src"
