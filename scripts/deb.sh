@@ -29,5 +29,7 @@ mkdir -p "$tree"
 (cd "$tree" && dpkg-buildpackage -b -us -uc >&2)
 mkdir -p "$ZRAM_RS_TOP/dist"
 deb=$ZRAM_RS_TOP/dist/zram-rs-dkms_${version}_all.deb
-cp "$work/zram-rs-dkms_${version}_all.deb" "$deb"
+# (Renamed into place: another run's reader of the previous file keeps a whole one.)
+cp "$work/zram-rs-dkms_${version}_all.deb" "$deb.new.$$"
+mv -f "$deb.new.$$" "$deb"
 echo "$deb"

@@ -42,8 +42,17 @@ sequence=$(awk '
 sequence=${sequence//linux-image-amd64/linux-image-$flavour}
 sequence=${sequence//linux-headers-amd64/linux-headers-$flavour}
 mirror=$(debian_mirror)
-sequence=${sequence//http:\/\/deb.debian.org\/debian\//$mirror}
-sequence=${sequence//http:\/\/deb.debian.org\/debian /${mirror%/} }
+sequence=${sequence//http:\/\/deb.debian.org\/debian\//"$mirror"}
+sequence=${sequence//http:\/\/deb.debian.org\/debian /"${mirror%/} "}
+case ${mirror%/} in
+http://deb.debian.org/debian) ;;
+*)
+	if grep -q 'deb\.debian\.org' <<<"$sequence"; then
+		echo "debian-kernel: the README's sequence names deb.debian.org in a form not replaced by $mirror" >&2
+		exit 1
+	fi
+	;;
+esac
 
 deb=$("$here/deb.sh" | tail -n 1)
 debname=$(basename "$deb")
@@ -59,14 +68,30 @@ key=$({
 	dpkg-deb -f "$deb" Depends Recommends
 } | sha256sum | cut -c1-16)
 root=$("$root_sh" | tail -n 1)
-if [ -e "$root/root/.zram_rs-sequence" ] && [ "$(cat "$root/root/.zram_rs-sequence")" != "$key" ]; then
-	echo "debian-kernel: the sequence or the package's dependencies changed: a new Debian 13 root" >&2
+# A root whose sequence did not end (no mark) or whose sequence differs is made again: each
+# sequence runs in a root where nothing ran before.
+if [ "$(cat "$root/root/.zram_rs-sequence" 2>/dev/null)" != "$key" ] && [ -e "$root/root" ] &&
+	[ -n "$(ls -A "$root/root")" ]; then
+	echo "debian-kernel: the sequence changed, or its last run did not end: a new Debian 13 root" >&2
 	"$root_sh" remove
 	root=$("$root_sh" | tail -n 1)
 fi
 
 mkdir -p "$out"
 log=$out/sequence.log
+# The package's contents: a run whose package is the one installed already (make check's
+# kernel, module and VM steps each ask) finds everything in place.
+package=$({
+	dpkg-deb -f "$deb"
+	dpkg-deb --fsys-tarfile "$deb" | tar -t
+	dpkg-deb --fsys-tarfile "$deb" | tar -xO
+} | sha256sum | cut -c1-16)
+if [ -e "$root/root/.zram_rs-sequence" ] && [ -e "$out/zram_rs.ko" ] &&
+	[ "$(cat "$out/package" 2>/dev/null)" = "$package" ]; then
+	echo "$out"
+	exit 0
+fi
+rm -f "$out/package"
 cp "$deb" "$root/root/$debname"
 if [ -e "$root/root/.zram_rs-sequence" ]; then
 	# The sequence ran here before: only the package is new.
@@ -84,8 +109,12 @@ fi
 echo "$key" >"$root/root/.zram_rs-sequence"
 
 # The kernel the sequence installed (the newest of the flavour) and what DKMS made for it.
-release=$(cd "$root/lib/modules" && ls -d 7.*-"$flavour" | sort -V | tail -n 1)
-ko=$(find "$root/lib/modules/$release/updates" -name 'zram_rs.ko*' | head -n 1)
+release=$(cd "$root/lib/modules" && ls -d 7.*-"$flavour" 2>/dev/null | sort -V | tail -n 1 || true)
+[ -n "$release" ] || {
+	echo "debian-kernel: the sequence installed no $flavour kernel (log: $log)" >&2
+	exit 1
+}
+ko=$(find "$root/lib/modules/$release/updates" -name 'zram_rs.ko*' 2>/dev/null | head -n 1 || true)
 [ -n "$ko" ] || {
 	tail -n 40 "$log" | sed 's/^/debian-kernel: /' >&2
 	echo "debian-kernel: DKMS installed no zram_rs.ko for $release (log: $log)" >&2
@@ -107,8 +136,11 @@ esac
 wanted=(zram virtio_pci virtio_blk loop ext4 lz4hc_compress)
 mods=$out/modroot/lib/modules/$release
 mkdir -p "$mods"
-"$root_sh" run modprobe -S "$release" --show-depends "${wanted[@]}" |
-	awk '$1 == "insmod" { print $2 }' | sort -u | while read -r file; do
+"$root_sh" run modprobe -a -S "$release" --show-depends "${wanted[@]}" >"$out/modules" || {
+	echo "debian-kernel: $release has no ${wanted[*]} (modprobe --show-depends)" >&2
+	exit 1
+}
+awk '$1 == "insmod" { print $2 }' "$out/modules" | sort -u | while read -r file; do
 	mkdir -p "$mods/$(dirname "${file#/lib/modules/$release/}")"
 	cp "$root$file" "$mods/${file#/lib/modules/$release/}"
 done
@@ -116,5 +148,6 @@ for f in modules.builtin modules.builtin.modinfo modules.order; do
 	cp "$root/lib/modules/$release/$f" "$mods/"
 done
 printf '%s\n' virtio_pci virtio_blk loop ext4 >"$out/boot-modules"
+echo "$package" >"$out/package"
 echo "debian-kernel: $release, zram_rs.ko from DKMS ($(basename "$ko"))" >&2
 echo "$out"

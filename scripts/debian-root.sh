@@ -40,6 +40,11 @@ user-*)
 	;;
 esac
 
+# One user of a root at a time (make check's steps and a build ahead in the background).
+mkdir -p "$(dirname "$root")"
+exec 8>"$root.lock"
+flock 8
+
 make_root() {
 	command -v mmdebstrap >/dev/null || {
 		echo "debian-root: installing mmdebstrap" >&2
@@ -66,6 +71,8 @@ make_root() {
 # mounts go when it ends.
 in_root() {
 	local m status=0
+	# Nothing of the machine may stay mounted in the cache, however this ends.
+	trap 'for m in tmp dev sys proc; do umount -R -l "$root/$m" 2>/dev/null; done' EXIT INT TERM
 	for m in proc sys dev; do
 		mount --rbind "/$m" "$root/$m"
 		mount --make-rslave "$root/$m"
@@ -84,12 +91,15 @@ in_root() {
 
 case ${1:-} in
 remove)
-	# Never with something of the machine still mounted inside.
-	if findmnt -rn -o TARGET | grep -q "^$root/"; then
+	# Never with something of the machine still mounted inside (under the lock, so nothing
+	# mounts meanwhile), and never across a file system boundary.
+	real=$(realpath -m "$root")
+	if awk -v a="$real/" -v b="$real.new/" '{ gsub(/\\040/, " ", $2); if (index($2 "/", a) == 1 || index($2 "/", b) == 1) found = 1 }
+		END { exit !found }' /proc/self/mounts; then
 		echo "debian-root: $root has mounts, not removed" >&2
 		exit 1
 	fi
-	rm -rf "$root" "$root.new"
+	rm -rf --one-file-system "$root" "$root.new"
 	exit 0
 	;;
 esac

@@ -6,12 +6,16 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/env.sh"
-# Debian's own kernel is installed, not built (scripts/debian-kernel.sh).
-[ "$KERNEL_SERIES" != debian-7.3 ] || exec "$here/debian-kernel.sh"
-out=$(kernel_dir)
 # One build of a kernel at a time: a second caller (.ci/run builds ahead in the background)
 # waits for the first and then finds it built.
 mkdir -p "$ZRAM_RS_CACHE/kernel"
+if [ "$KERNEL_SERIES" = debian-7.3 ]; then
+	# Debian's own kernel is installed, not built (scripts/debian-kernel.sh), under the lock.
+	exec 9>"$ZRAM_RS_CACHE/kernel/.$(kernel_name).lock"
+	flock 9
+	exec "$here/debian-kernel.sh"
+fi
+out=$(kernel_dir)
 exec 9>"$ZRAM_RS_CACHE/kernel/.$(basename "$out").lock"
 flock 9
 if [ -f "$out/.zram_rs_built" ]; then

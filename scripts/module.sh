@@ -21,8 +21,10 @@ if [ "$KERNEL_SERIES" = debian-7.3 ]; then
 	rm -rf "$root/root/zram_rs-build"
 	mkdir -p "$root/root/zram_rs-build"
 	cp -r "$ZRAM_RS_TOP/Kbuild" "$ZRAM_RS_TOP/src" "$root/root/zram_rs-build/"
-	"$here/debian-root.sh" run sh -c "{ command -v clippy-driver >/dev/null || apt-get install -y -q rust-clippy >/dev/null; } &&
-		make -s -C /var/lib/zram-rs-dkms/$release M=/root/zram_rs-build $* modules" >&2
+	# shellcheck disable=SC2016 # (expanded by the root's shell)
+	"$here/debian-root.sh" run sh -c '{ command -v clippy-driver >/dev/null || apt-get install -y -q rust-clippy >/dev/null; } &&
+		release=$1 && shift && make -s -C "/var/lib/zram-rs-dkms/$release" M=/root/zram_rs-build "$@" modules' \
+		sh "$release" "$@" >&2
 	echo "$root/root/zram_rs-build/zram_rs.ko"
 	exit 0
 fi

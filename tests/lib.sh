@@ -233,6 +233,33 @@ zram_unload() {
 	kmemleak_check_unloaded "$symbols"
 }
 
+# c_algorithms: what C zram.ko of this kernel offers, read from its comp_algorithm (loaded and
+# unloaded again; call it with neither driver loaded): ALGORITHMS_SHOWN (the attribute's text,
+# the default in brackets), ALGORITHMS (the names, in its order), DEFAULT_ALGORITHM and
+# MULTI_COMP (1 where C zram has recompression, recomp_algorithm). zram_rs built for the kernel
+# offers the same: the project's kernels have all seven with lzo-rle the default and
+# recompression; Debian's lz4, lz4hc, zstd and deflate with lz4, without recompression.
+c_algorithms() {
+	if [ "$(drivers_loaded)" != none ] || ! modprobe zram num_devices=1 ||
+		! ALGORITHMS_SHOWN=$(cat /sys/block/zram0/comp_algorithm) || [ -z "$ALGORITHMS_SHOWN" ]; then
+		echo "c_algorithms: cannot read C zram's algorithms (drivers loaded: $(drivers_loaded))" >&2
+		exit 1
+	fi
+	MULTI_COMP=0
+	[ ! -e /sys/block/zram0/recomp_algorithm ] || MULTI_COMP=1
+	rmmod zram
+	ALGORITHMS=$(echo "$ALGORITHMS_SHOWN" | tr -d '[]')
+	ALGORITHMS=$(echo $ALGORITHMS)
+	DEFAULT_ALGORITHM=$(echo "$ALGORITHMS_SHOWN" | sed -n 's/.*\[\([^]]*\)\].*/\1/p')
+}
+# algorithms_shown NAME: comp_algorithm's text with NAME selected.
+algorithms_shown() {
+	local a
+	for a in $ALGORITHMS; do
+		if [ "$a" = "$1" ]; then printf '[%s] ' "$a"; else printf '%s ' "$a"; fi
+	done
+}
+
 # drivers_loaded: the zram drivers /proc/modules lists: "zram", "zram_rs", "zram zram_rs" or
 # "none".
 drivers_loaded() {
