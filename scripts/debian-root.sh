@@ -80,12 +80,13 @@ in_root() {
 	mount -t tmpfs tmpfs "$root/tmp"
 	cp /etc/resolv.conf "$root/etc/resolv.conf"
 	chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
-		DEBIAN_FRONTEND=noninteractive "$@" || status=$?
+		DEBIAN_FRONTEND=noninteractive "$@" 8>&- || status=$?
 	# Lazily: a process the command left (an agent started by a signing step) may still hold
 	# one; nothing of the machine must stay mounted in the cache, where a removal would reach it.
 	for m in tmp dev sys proc; do
 		umount -R -l "$root/$m" || status=1
 	done
+	trap - EXIT INT TERM
 	return $status
 }
 
