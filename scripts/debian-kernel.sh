@@ -27,13 +27,8 @@ out=$ZRAM_RS_CACHE/kernel/$(kernel_name)
 export DEBIAN_ROOT=user-$flavour
 root_sh=$here/debian-root.sh
 
-# The README's sequence: the shell block after the marker line, up to `reboot`.
-sequence=$(awk '
-	/^<!-- debian-13-sequence -->$/ { marked = 1; next }
-	marked && /^```sh$/ { inblock = 1; next }
-	inblock && /^```$/ { exit }
-	inblock && /^reboot/ { exit }
-	inblock { print }' "$ZRAM_RS_TOP/README.md")
+# The README's sequence up to `reboot`.
+sequence=$(readme_sequence before)
 [ -n "$sequence" ] || {
 	echo "debian-kernel: README.md has no Debian 13 sequence (<!-- debian-13-sequence -->)" >&2
 	exit 1

@@ -137,3 +137,14 @@ debian_download() {
 	apt-get "${apt_opts[@]}" update >&2
 	(cd "$dest" && apt-get "${apt_opts[@]}" download "$@" >&2)
 }
+
+# readme_sequence before|after: the README's Debian 13 sequence (the shell block after the line
+# "<!-- debian-13-sequence -->"), its lines before `reboot` (scripts/debian-kernel.sh runs them
+# in a Debian 13 root) or after it (tests/36-debian-sequence.sh runs them in the VM).
+readme_sequence() {
+	awk -v part="$1" '/^<!-- debian-13-sequence -->$/ { marked = 1; next }
+		marked && /^```sh$/ { inblock = 1; next }
+		inblock && /^```$/ { exit }
+		inblock && /^reboot/ { rebooted = 1; next }
+		inblock && (part == "after") == (rebooted == 1) { print }' "$ZRAM_RS_TOP/README.md"
+}

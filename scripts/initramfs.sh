@@ -150,11 +150,7 @@ cp "$here/guest/"*.sh "$stage/guest/" 2>/dev/null || true
 cp "$ZRAM_RS_TOP/tests/lib.sh" "$stage/tests/lib.sh"
 cp -r "$ZRAM_RS_TOP/tests/oracle" "$stage/tests/oracle"
 # The README's Debian 13 sequence after its reboot (tests/36-debian-sequence.sh).
-awk '/^<!-- debian-13-sequence -->$/ { marked = 1; next }
-	marked && /^```sh$/ { inblock = 1; next }
-	inblock && /^```$/ { exit }
-	inblock && rebooted { print }
-	inblock && /^reboot/ { rebooted = 1 }' "$ZRAM_RS_TOP/README.md" >"$stage/tests/debian-13-after-reboot"
+readme_sequence after >"$stage/tests/debian-13-after-reboot"
 : >"$stage/tests/order"
 for test in "$@"; do
 	name=$(basename "$test")
