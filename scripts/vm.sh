@@ -6,6 +6,7 @@
 # Builds the kernel (cached) and zram_rs.ko first. Environment: ARCH_NAME (x86_64 | arm64),
 # KCONFIG_VARIANT, ACCEL (tcg by default: KVM does not work on the machines this was made on),
 # MEM, SMP, VM_TIMEOUT (seconds for the whole boot), VM_QEMU_EXTRA (more QEMU arguments),
+# VM_APPEND (more words for the guest kernel's command line, which scripts may read),
 # ZRAM_RS_KO (a zram_rs.ko built elsewhere for the same kernel, e.g. of an older commit, to
 # measure it instead of building the work tree's). Test mode ends with the line
 # "vm: N passed, N failed, N skipped" and exits non-zero on any failure.
@@ -33,6 +34,7 @@ if [ -n "$KCONFIG_VARIANT" ] && [ "$KCONFIG_VARIANT" = debug ]; then
 	extra_append+=" zram_rs.timeout=1500"
 fi
 VM_TIMEOUT=${VM_TIMEOUT:-2400}
+extra_append+=" ${VM_APPEND:-}"
 
 kdir=$("$here/kernel.sh" | tail -n 1)
 ko=${ZRAM_RS_KO:-$("$here/module.sh" | tail -n 1)}

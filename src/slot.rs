@@ -2,7 +2,7 @@
 //! Encoding of one slot of the page table: a value word and a flags word, laid out as C zram
 //! lays out `struct zram_table_entry` (object size in the low bits, page flags from
 //! `ZRAM_FLAG_SHIFT = PAGE_SHIFT + 1` in C's order), plus one bit of zram_rs's own for the
-//! per-slot lock. One slot per kernel page, whatever the page size: [`Layout`] takes the
+//! per-slot lock (and one for its waiters). One slot per kernel page, whatever the page size: [`Layout`] takes the
 //! kernel's `PAGE_SHIFT` as a parameter, so the host tests check 4, 16 and 64 KiB pages. C
 //! zram's flag order moved between kernels (`ZRAM_HUGE` is `FLAG_SHIFT + 3` on 6.12, `+ 4` on
 //! 7.3, with `ZRAM_IDLE` right after it), so that offset is a parameter too.
@@ -12,10 +12,13 @@
 //! (`WB`), or a zsmalloc handle (object size non-zero), whose two priority bits name the
 //! algorithm that compressed it (0 the primary, 1 to 3 the recompression algorithms). Pure
 //! logic on plain integers, shared with the host crate; `table.rs` adds the atomics and the
-//! lock.
+//! lock (its [`LOCK`] and [`WAITERS`] bits).
 
 /// The slot's lock bit; never part of the content. Above every flag for pages up to 1 MiB.
 pub const LOCK: u32 = 1 << 30;
+/// Set by a thread that sleeps until the slot's lock is free, so that the unlock wakes it;
+/// never part of the content.
+pub const WAITERS: u32 = 1 << 31;
 /// zram_rs's mark of a slot being recompressed; not part of the content. Any new content
 /// clears it (it is not among the bits a new content keeps), a read does not.
 pub const RECOMPRESSING: u32 = 1 << 29;
@@ -126,7 +129,7 @@ impl<const PAGE_SHIFT: u32, const HUGE_FLAG: u32> Layout<PAGE_SHIFT, HUGE_FLAG> 
 
     /// Evaluated where the layout is used: every flag (C's last ones are the two
     /// `ZRAM_COMP_PRIORITY` bits, `ZRAM_HUGE + 3` and `+ 4`) lies below zram_rs's own
-    /// [`UNTOUCHED`], [`RECOMPRESSING`] and [`LOCK`] bits.
+    /// [`UNTOUCHED`], [`RECOMPRESSING`], [`LOCK`] and [`WAITERS`] bits.
     pub const VALID: () =
         assert!(Self::FLAG_SHIFT + HUGE_FLAG + 4 < 28 && PAGE_SHIFT >= 9 && HUGE_FLAG >= 3);
 
@@ -167,8 +170,8 @@ impl<const PAGE_SHIFT: u32, const HUGE_FLAG: u32> Layout<PAGE_SHIFT, HUGE_FLAG> 
         (handle, size as u32 | huge_bit | priority_bits)
     }
 
-    /// Decodes the words of a slot, ignoring the lock, idle, incompressible and in-writeback
-    /// bits.
+    /// Decodes the words of a slot, ignoring the lock, waiters, idle, incompressible and
+    /// in-writeback bits.
     #[inline(always)]
     pub fn decode(value: usize, flags: u32) -> SlotContent {
         let size = (flags & Self::SIZE_MASK) as usize;

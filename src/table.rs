@@ -2,20 +2,24 @@
 //! The page store of one initialised device: the slot table (one [`Slot`] per kernel page of
 //! the disk, whatever the page size) together with the zsmalloc pool its handles belong to.
 //!
-//! Each slot has its own lock, a bit in its flags word taken with an atomic `fetch_or` and held
-//! with preemption disabled, so a lock holder is never preempted and the lock may be tried from
-//! atomic context (`swap_slot_free_notify`). A [`SlotGuard`] is the only way to read or change
-//! a slot. It keeps the flags word in a register while it holds the lock and writes it back
-//! with a plain release store on drop, which also unlocks (as `__bit_spin_unlock()`).
+//! Each slot has its own lock, a bit in its flags word taken with an atomic `fetch_or`. A thread
+//! that finds it taken sleeps until it is free (`kapi::bit_wait`, as C zram 7.3's slot lock
+//! sleeps on its lock bit), having set the word's waiters bit; a holder may be preempted and,
+//! on PREEMPT_RT, sleep in zsmalloc's locks. The lock may also be tried, which never waits,
+//! from atomic context (`swap_slot_free_notify`). A [`SlotGuard`] is the only way to read or
+//! change a slot. It keeps the flags word in a register while it holds the lock and writes it
+//! back on drop with one atomic exchange, which also unlocks and tells whether to wake
+//! sleepers.
 //!
-//! Lock order (see also `zram.rs`): device init lock → slot lock → zsmalloc's internal locks.
-//! Nothing sleeps while a slot lock is held: pool objects are allocated before taking it. No
-//! thread holds two slot locks. The slot locks of a store share one lockdep map
-//! ([`LockdepMap`]), so the debug kernel checks all of this.
+//! Lock order (see also `zram.rs`): device init lock → compression stream → slot lock →
+//! zsmalloc's internal locks. A slot lock's holder never waits for a stream or another slot
+//! lock, and allocates no pool object (those are allocated before the lock is taken). The
+//! slot locks of a store share one lockdep map ([`LockdepMap`]) of a mutex's wait type, so the
+//! debug kernel checks all of this.
 
 use crate::kapi::lockdep::{LockClass, LockdepMap};
 use crate::kapi::zspool::{ZsHandle, ZsPool};
-use crate::kapi::{c_zram, cpu, mem};
+use crate::kapi::{bit_wait, c_zram, cpu, mem};
 use crate::slot::{self, Priority, SlotContent};
 use crate::writeback_args::Cutoff;
 use core::cell::UnsafeCell;
@@ -23,11 +27,6 @@ use core::sync::atomic::{AtomicU32, Ordering};
 use kernel::alloc::flags::{__GFP_NOWARN, GFP_KERNEL};
 use kernel::alloc::VVec;
 use kernel::prelude::*;
-
-// The slot lock spins with preemption off around zsmalloc calls, whose locks sleep on
-// PREEMPT_RT (C zram 6.12 uses a spinlock per slot there).
-#[cfg(CONFIG_PREEMPT_RT)]
-compile_error!("zram_rs's slot lock does not support PREEMPT_RT");
 
 /// The slot layout for the kernel's page size and C zram's flag order.
 pub(crate) type Layout = slot::Layout<{ kernel::page::PAGE_SHIFT as u32 }, { c_zram::HUGE_FLAG }>;
@@ -97,12 +96,12 @@ unsafe impl Send for PageStore {}
 ///
 /// # Invariants
 ///
-/// The guard's thread holds `slot`'s lock bit (`slot` is one of `store`'s slots), one level of
-/// disabled preemption, and the lock in lockdep's view of `store.lockdep`. `flags` is
-/// the slot's flags word without the lock bit as it will be stored on drop: only the lock holder
-/// changes the word's other bits (and reads them, but for the hint of
-/// [`PageStore::may_hold_object`], which sees the word as it was before the lock), and another
-/// thread's `fetch_or` of the lock bit leaves a held word as it is.
+/// The guard's thread holds `slot`'s lock bit (`slot` is one of `store`'s slots) and the lock in
+/// lockdep's view of `store.lockdep`. `flags` is the slot's flags word without the lock and
+/// waiters bits as it will be stored on drop: only the lock holder changes the word's other
+/// bits (and reads them, but for the hint of [`PageStore::may_hold_object`], which sees the word
+/// as it was before the lock); another thread's `fetch_or` of the lock bit leaves a held word as
+/// it is, and a sleeper's sets only the waiters bit, which the drop's exchange reads and clears.
 pub(crate) struct SlotGuard<'a> {
     slot: &'a Slot,
     store: &'a PageStore,
@@ -154,18 +153,17 @@ impl PageStore {
         })
     }
 
-    /// Locks slot `index`, spinning while another thread holds it.
+    /// Locks slot `index`, sleeping while another thread holds it.
     pub(crate) fn lock(&self, index: usize) -> Option<SlotGuard<'_>> {
         let slot = self.slots.get(index)?;
-        // As `spin_lock()`: lockdep hears of the lock before the wait for it.
+        cpu::might_sleep();
+        // As `mutex_lock()`: lockdep hears of the lock before the wait for it.
         self.lockdep.acquire(false);
         loop {
             if let Some(guard) = self.try_lock_slot(slot) {
                 return Some(guard);
             }
-            while slot.flags.load(Ordering::Relaxed) & slot::LOCK != 0 {
-                core::hint::spin_loop();
-            }
+            bit_wait::wait_while_locked(&slot.flags, slot::LOCK, slot::WAITERS);
         }
     }
 
@@ -176,24 +174,16 @@ impl PageStore {
         Some(guard)
     }
 
+    #[inline(always)]
     fn try_lock_slot<'a>(&'a self, slot: &'a Slot) -> Option<SlotGuard<'a>> {
-        // SAFETY: `preempt_disable()` has no preconditions; undone on failure below or by the
-        // guard's drop.
-        unsafe { cpu::preempt_disable() };
         let flags = slot.flags.fetch_or(slot::LOCK, Ordering::Acquire);
-        if flags & slot::LOCK == 0 {
-            // INVARIANT: this thread set the lock bit and disabled preemption; `flags` is the
-            // word as it was, unlocked; the callers tell lockdep.
-            Some(SlotGuard {
-                slot,
-                store: self,
-                flags,
-            })
-        } else {
-            // SAFETY: pairs with the `preempt_disable()` above.
-            unsafe { cpu::preempt_enable() };
-            None
-        }
+        // INVARIANT: made only when this thread set the lock bit; `flags` is the word as it
+        // was, unlocked, without the waiters bit; the callers tell lockdep.
+        (flags & slot::LOCK == 0).then(|| SlotGuard {
+            slot,
+            store: self,
+            flags: flags & !slot::WAITERS,
+        })
     }
 }
 
@@ -431,8 +421,9 @@ impl SlotGuard<'_> {
     }
 
     /// Calls `f` with the bytes of the stored object, or returns `None` if the slot holds no
-    /// object (or `scratch` is too small for it: see [`ZsPool::read_raw`]). `f` runs with
-    /// preemption off and must not sleep.
+    /// object (or `scratch` is too small for it: see [`ZsPool::read_raw`]). `f` runs inside
+    /// zsmalloc's mapping of the object (with preemption off on most kernels) and must not
+    /// sleep.
     #[inline(always)]
     pub(crate) fn read_object<R>(
         &self,
@@ -454,12 +445,15 @@ impl SlotGuard<'_> {
 }
 
 impl Drop for SlotGuard<'_> {
+    #[inline(always)]
     fn drop(&mut self) {
         self.store.lockdep.release();
-        // A plain store unlocks, as the kernel's `__bit_spin_unlock()`: nobody else changes the
-        // word while it is locked (type invariant).
-        self.slot.flags.store(self.flags, Ordering::Release);
-        // SAFETY: pairs with the `preempt_disable()` taken with the lock (type invariant).
-        unsafe { cpu::preempt_enable() };
+        // Stores the word the guard kept, without the lock and waiters bits: nobody else
+        // changes it while it is locked but to set the waiters bit (type invariant), which the
+        // exchange reads (acquiring, so that the sleeper's queueing is seen by the wake).
+        let old = self.slot.flags.swap(self.flags, Ordering::AcqRel);
+        if old & slot::WAITERS != 0 {
+            bit_wait::wake_waiters(&self.slot.flags);
+        }
     }
 }

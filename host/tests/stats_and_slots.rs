@@ -1,7 +1,7 @@
 //! Stat line formats and slot encoding.
 
 use proptest::prelude::*;
-use zram_rs_logic::slot::{Layout, Priority, SlotContent, LOCK, MAX_PRIORITIES};
+use zram_rs_logic::slot::{Layout, Priority, SlotContent, LOCK, MAX_PRIORITIES, WAITERS};
 use zram_rs_logic::stats::{BlockState, DebugStat, IoStat, MmStat};
 
 #[test]
@@ -289,12 +289,12 @@ fn check_layout<const P: u32, const H: u32>(
             SlotContent::Stored { handle, .. } => handle,
         };
         prop_assert_eq!(value, expected_value);
-        prop_assert_eq!(flags & LOCK, 0);
+        prop_assert_eq!(flags & (LOCK | WAITERS), 0);
         prop_assert_eq!(Layout::<P, H>::decode(value, flags), content);
-        // Neither the lock bit, the idle bit nor the writeback-in-flight bit changes what a
-        // slot holds.
+        // Neither the lock and waiters bits, the idle bit nor the writeback-in-flight bit
+        // changes what a slot holds.
         prop_assert_eq!(
-            Layout::<P, H>::decode(value, flags | LOCK | idle_bit | in_writeback_bit),
+            Layout::<P, H>::decode(value, flags | LOCK | WAITERS | idle_bit | in_writeback_bit),
             content
         );
         // A slot being written back keeps its idle mark as it is.

@@ -1,36 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
-//! CPUs and preemption: how many CPUs are online, which one runs this thread, the preemption
-//! count the slot locks hold (as the kernel's bit spinlocks do), and giving the CPU away in
-//! long loops (`cond_resched()`).
+//! CPUs and scheduling: how many CPUs are online, which one runs this thread, the debug
+//! kernel's check that a thread may sleep, and giving the CPU away in long loops
+//! (`cond_resched()`).
 
 use super::ffi;
 
-/// `preempt_disable()`. Without `CONFIG_PREEMPT_COUNT` the C macro is only a compiler barrier,
-/// which the atomic operation that follows it here already is, so no call is made.
-///
-/// # Safety
-///
-/// Must be paired with [`preempt_enable`] on the same thread.
+/// `might_sleep()`: where the kernel checks it (`CONFIG_DEBUG_ATOMIC_SLEEP`), complains if the
+/// caller may not sleep; elsewhere nothing (no rescheduling point is offered).
 #[inline(always)]
-pub(crate) unsafe fn preempt_disable() {
-    #[cfg(CONFIG_PREEMPT_COUNT)]
-    // SAFETY: `preempt_disable()` has no preconditions; the caller pairs it.
+pub(crate) fn might_sleep() {
+    #[cfg(CONFIG_DEBUG_ATOMIC_SLEEP)]
+    // SAFETY: `might_sleep()` only checks the context; no preconditions.
     unsafe {
-        ffi::zram_rs_preempt_disable()
-    };
-}
-
-/// `preempt_enable()`; see [`preempt_disable`].
-///
-/// # Safety
-///
-/// Undoes one [`preempt_disable`] of the same thread.
-#[inline(always)]
-pub(crate) unsafe fn preempt_enable() {
-    #[cfg(CONFIG_PREEMPT_COUNT)]
-    // SAFETY: pairs with an earlier `preempt_disable()` of this thread (caller's promise).
-    unsafe {
-        ffi::zram_rs_preempt_enable()
+        ffi::zram_rs_might_sleep()
     };
 }
 

@@ -126,9 +126,13 @@ extern "C" {
     pub(crate) fn zram_rs_num_online_cpus() -> c_uint;
     /// The `num_devices` module parameter.
     pub(crate) fn zram_rs_num_devices_param() -> c_uint;
-    /// `preempt_disable()` / `preempt_enable()` (inline per-CPU operations in C).
-    pub(crate) fn zram_rs_preempt_disable();
-    pub(crate) fn zram_rs_preempt_enable();
+    /// `might_sleep()` (a macro), where it checks something.
+    #[cfg(CONFIG_DEBUG_ATOMIC_SLEEP)]
+    pub(crate) fn zram_rs_might_sleep();
+    /// `wait_var_event(word, !(atomic_fetch_or(waiters, word) & lock))`.
+    pub(crate) fn zram_rs_wait_var_bit(word: *mut bindings::atomic_t, lock: c_int, waiters: c_int);
+    /// `wake_up_var()`.
+    pub(crate) fn wake_up_var(var: *mut c_void);
     /// `raw_smp_processor_id()`.
     pub(crate) fn zram_rs_this_cpu() -> c_uint;
     /// `disk_openers()`.

@@ -12,7 +12,7 @@ use kernel::prelude::*;
 /// The lock classes of [`LockdepMap`].
 #[derive(Clone, Copy)]
 pub(crate) enum LockClass {
-    /// "zram_rs slot": a spinning lock (the wait type of a `spinlock_t`).
+    /// "zram_rs slot": a bit lock whose waiters sleep (the wait type of a mutex).
     Slot,
     /// "zram_rs stream": a borrowed compression stream, held across work that may sleep (the
     /// wait type of a mutex).

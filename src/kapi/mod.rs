@@ -9,6 +9,7 @@
 
 pub(crate) mod bdev;
 pub(crate) mod bio;
+pub(crate) mod bit_wait;
 pub(crate) mod bounce;
 pub(crate) mod class;
 pub(crate) mod cpu;

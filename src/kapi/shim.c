@@ -20,6 +20,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
+#include <linux/wait_bit.h>
 #include <linux/workqueue.h>
 
 /* MODULE_VERSION() is a macro (a .modinfo entry); the version comes from the Kbuild file. */
@@ -36,16 +37,22 @@ unsigned int zram_rs_num_devices_param(void)
 	return num_devices;
 }
 
-void zram_rs_preempt_disable(void);
-void zram_rs_preempt_disable(void)
+#ifdef CONFIG_DEBUG_ATOMIC_SLEEP
+void zram_rs_might_sleep(void);
+void zram_rs_might_sleep(void)
 {
-	preempt_disable();
+	might_sleep();
 }
+#endif
 
-void zram_rs_preempt_enable(void);
-void zram_rs_preempt_enable(void)
+/*
+ * wait_var_event() is a macro (its condition is evaluated between queueing and sleeping): sleeps
+ * uninterruptibly while `lock` is set in *word, setting `waiters` there each time it looks.
+ */
+void zram_rs_wait_var_bit(atomic_t *word, int lock, int waiters);
+void zram_rs_wait_var_bit(atomic_t *word, int lock, int waiters)
 {
-	preempt_enable();
+	wait_var_event(word, !(atomic_fetch_or(waiters, word) & lock));
 }
 
 unsigned int zram_rs_this_cpu(void);
@@ -255,10 +262,10 @@ struct lockdep_map *zram_rs_lock_map_new(int stream)
 		lockdep_init_map_wait(map, "zram_rs stream", &zram_rs_stream_key, 0, LD_WAIT_SLEEP);
 	else
 		/*
-		 * The wait type of a spinlock_t, C zram 6.12's slot lock: zsmalloc's spinlocks
-		 * nest inside it. (On PREEMPT_RT, where they sleep, zram_rs refuses to build.)
+		 * A slot lock's holder may sleep (in zsmalloc's locks on PREEMPT_RT) and its
+		 * waiters do: a mutex's wait type, as C zram 7.3's slot lock.
 		 */
-		lockdep_init_map_wait(map, "zram_rs slot", &zram_rs_slot_key, 0, LD_WAIT_CONFIG);
+		lockdep_init_map_wait(map, "zram_rs slot", &zram_rs_slot_key, 0, LD_WAIT_SLEEP);
 	return map;
 }
 
