@@ -61,8 +61,9 @@ const fn layout_is_c_zrams() -> bool {
 /// # Invariants
 ///
 /// `value` and `access` are only read or written by the holder of the lock bit in `flags`.
-/// The non-lock bits of `flags` are changed only under the lock too, and read without it only
-/// as a hint ([`PageStore::may_hold_object`]). A `Stored` content's handle is a live object of
+/// The bits of `flags` but the lock and waiters bits are changed only under the lock too, and
+/// read without it only as a hint ([`PageStore::may_hold_object`]); the waiters bit is set by
+/// threads waiting for the lock and cleared by the unlock. A `Stored` content's handle is a live object of
 /// the [`PageStore`]'s pool, owned by the slot.
 pub(crate) struct Slot {
     value: UnsafeCell<usize>,
@@ -422,8 +423,8 @@ impl SlotGuard<'_> {
 
     /// Calls `f` with the bytes of the stored object, or returns `None` if the slot holds no
     /// object (or `scratch` is too small for it: see [`ZsPool::read_raw`]). `f` runs inside
-    /// zsmalloc's mapping of the object (with preemption off on most kernels) and must not
-    /// sleep.
+    /// zsmalloc's mapping of the object (6.12's disables preemption but on PREEMPT_RT) and must
+    /// not sleep.
     #[inline(always)]
     pub(crate) fn read_object<R>(
         &self,

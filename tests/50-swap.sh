@@ -51,7 +51,7 @@ check_eq "reset" OK "$(write_attr $z/reset 1)"
 # a reader decompressing it) is skipped and counted. memfill churns 16 MiB through a 12 MiB
 # cgroup and an 8 MiB swap, freeing a slot at every swap-in, while fio's readers hold one slot
 # lock each, again and again, until miss_free is seen (at most 90 s, 300 on the debug kernels).
-# A slot lock keeps its CPU's preemption off: with one CPU no free can meet a held lock.
+# With one CPU a free meets a held slot lock only where the holder was preempted: rarely seen.
 # debug_stat's second line: writestall (6.12) or 0 (7.3), then miss_free.
 miss_free() { awk 'NR == 2 { print $2 }' $z/debug_stat; }
 echo 8M >$z/disksize
@@ -91,7 +91,7 @@ if [ "$(nproc)" -ge 2 ]; then
 else
 	for case in "frees that found their slot locked were counted in miss_free" \
 		"memfill read back every page it wrote, in every round" "memfill ran every round to its end"; do
-		ktap_test_skip "$case (one CPU: a slot lock keeps preemption off)"
+		ktap_test_skip "$case (one CPU: a free meets a held slot lock only after a preemption)"
 	done
 fi
 echo max >$cg/memory.high

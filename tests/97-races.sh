@@ -5,7 +5,7 @@
 # script) and no data lost. On the debug kernel, where each round is several times slower, the
 # loops run a third as many rounds.
 . "$(dirname "$0")/lib.sh"
-plan $((14 + UNLOAD_CASES))
+plan $((15 + UNLOAD_CASES))
 
 zram_load
 z=$(sysblock 0)
@@ -123,6 +123,7 @@ bash -c "
 	echo \$\$ > $cg/cgroup.procs
 	yes 'text that compresses into the limit' | head -c \$((64 << 20)) | tee /mnt/limit/text |
 		sha256sum | sed 's|-\$|/mnt/limit/text|' > /tmp/limit.sums
+	cat $z/mm_stat > /tmp/limit.stored
 	echo 48M > $cg/memory.max
 	echo max > $cg/memory.high
 	timeout 60 memfill 128 1 > /tmp/memfill.out 2>&1
@@ -131,6 +132,9 @@ bash -c "
 echo "zram_rs-test: expect io-error end" >/dev/kmsg
 echo "zram_rs-test: expect oom end" >/dev/kmsg
 ktap_print_msg "memfill under a 16 MiB limit: exit $(cat /tmp/memfill.rc 2>/dev/null || echo killed); io_stat: $(cat $z/io_stat); mm_stat: $(cat $z/mm_stat)"
+# The 64 MiB of text did not fit under memory.high: most of it went to the disk before memfill.
+check "the text was swapped out before memfill ($(field 1 /tmp/limit.stored) bytes stored)" \
+	test "$(field 1 /tmp/limit.stored 2>/dev/null || echo 0)" -ge $((16 << 20))
 check "the kernel saw failed swap writes" test "$(field 2 $z/io_stat)" -gt 0
 check "memory stayed within the limit" test "$(field 3 $z/mm_stat)" -le $((16 << 20))
 check "data swapped before the limit is intact" sha256sum -c --quiet /tmp/limit.sums
@@ -141,6 +145,6 @@ check "data intact after swapoff" sha256sum -c --quiet /tmp/limit.sums
 umount /mnt/limit
 rmdir $cg
 
-rm -f /tmp/keep /tmp/fio.out /tmp/stop-opener /tmp/limit.sums /tmp/memfill.out /tmp/memfill.rc
+rm -f /tmp/keep /tmp/fio.out /tmp/stop-opener /tmp/limit.sums /tmp/limit.stored /tmp/memfill.out /tmp/memfill.rc
 zram_unload
 finish

@@ -9,9 +9,10 @@
 use super::ffi;
 use core::sync::atomic::{fence, AtomicU32, Ordering};
 
-/// Sleeps (uninterruptibly) while `lock` is set in `word`, setting `waiters` in it each time it
-/// finds `lock` set; returns once it saw `lock` clear, without taking it (the caller tries
-/// again and may come back). Must be called where sleeping is allowed.
+/// Sleeps (uninterruptibly) while `lock` is set in `word`, setting `waiters` in it (atomically,
+/// with the look at `lock`) each time it finds `lock` set; returns once it saw `lock` clear,
+/// without taking it (the caller tries again and may come back). Must be called where sleeping
+/// is allowed.
 pub(crate) fn wait_while_locked(word: &AtomicU32, lock: u32, waiters: u32) {
     // SAFETY: `word` is a live atomic 32-bit word (the layout of `atomic_t`) for the whole
     // call, changed here only atomically; the bits are passed as C `int`s, bit for bit.

@@ -129,7 +129,7 @@ extern "C" {
     /// `might_sleep()` (a macro), where it checks something.
     #[cfg(CONFIG_DEBUG_ATOMIC_SLEEP)]
     pub(crate) fn zram_rs_might_sleep();
-    /// `wait_var_event(word, !(atomic_fetch_or(waiters, word) & lock))`.
+    /// `wait_var_event()` until `lock` is clear in `word`, setting `waiters` when it is not.
     pub(crate) fn zram_rs_wait_var_bit(word: *mut bindings::atomic_t, lock: c_int, waiters: c_int);
     /// `wake_up_var()`.
     pub(crate) fn wake_up_var(var: *mut c_void);

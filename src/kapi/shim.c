@@ -47,12 +47,12 @@ void zram_rs_might_sleep(void)
 
 /*
  * wait_var_event() is a macro (its condition is evaluated between queueing and sleeping): sleeps
- * uninterruptibly while `lock` is set in *word, setting `waiters` there each time it looks.
+ * uninterruptibly while `lock` is set in *word, setting `waiters` there each time it finds it set.
  */
 void zram_rs_wait_var_bit(atomic_t *word, int lock, int waiters);
 void zram_rs_wait_var_bit(atomic_t *word, int lock, int waiters)
 {
-	wait_var_event(word, !(atomic_fetch_or(waiters, word) & lock));
+	wait_var_event(word, !(atomic_read(word) & lock) || !(atomic_fetch_or(waiters, word) & lock));
 }
 
 unsigned int zram_rs_this_cpu(void);

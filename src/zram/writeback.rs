@@ -798,8 +798,8 @@ where
             if !storage.pages.may_hold_object(index) {
                 continue;
             }
-            // Room for one more before the slot lock, under which nothing may sleep: the push
-            // below then never allocates.
+            // Room for one more before the slot lock, under which nothing allocates: the push
+            // below then never does.
             if entries.reserve(1, GFP_KERNEL).is_err() {
                 break 'ranges;
             }
