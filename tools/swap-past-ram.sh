@@ -4,8 +4,9 @@
 #   make vmtest TESTS=tools/swap-past-ram.sh [KERNEL=...] VM_APPEND="zram_rs.first=zram"
 # C zram.ko and zram_rs.ko take turns, ROUNDS rounds (zram_rs.rounds=, default 4), the driver
 # that zram_rs.first= names (zram or zram_rs, default zram_rs) first. Each round loads the
-# driver, makes a 1 GiB disk its swap, runs memfill over RAM + 256 MiB of mixed pages (every
-# page checked), and prints how many allocation failures the kernel reported meanwhile, with
+# driver, makes a disk of zram_rs.disksize= (default 1G) its swap, runs memfill over RAM +
+# zram_rs.over= MiB (default 256) of mixed pages, zram_rs.passes= times over (default 1; every
+# page checked each time), and prints how many allocation failures the kernel reported, with
 # each report's task, GFP mask and the first function of its stack that is not the page
 # allocator's, the lowest MemFree seen and the most swap used; then swapoff and unload. Cases
 # check each round's set-up and memfill's data (its exit 1: a page read back differently; an
@@ -13,11 +14,14 @@
 # reports themselves are what the experiment measures, not failures (bracketed as expected).
 . "$(dirname "$0")/lib.sh"
 
-first=zram_rs rounds=4
+first=zram_rs rounds=4 disksize=1G over=256 passes=1
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	zram_rs.first=*) first=${arg#*=} ;;
 	zram_rs.rounds=*) rounds=${arg#*=} ;;
+	zram_rs.disksize=*) disksize=${arg#*=} ;;
+	zram_rs.over=*) over=${arg#*=} ;;
+	zram_rs.passes=*) passes=${arg#*=} ;;
 	esac
 done
 case $first in
@@ -31,15 +35,15 @@ esac
 plan $((rounds * 3))
 
 ram_mib=$(awk '/MemTotal/ { print int($2 / 1024) }' /proc/meminfo)
-size=$((ram_mib + 256))
-ktap_print_msg "RAM $ram_mib MiB, memfill $size MiB, $rounds rounds, $first first; kernel $(uname -r)"
+size=$((ram_mib + over))
+ktap_print_msg "RAM $ram_mib MiB, memfill $size MiB x $passes, swap $disksize, $rounds rounds, $first first; kernel $(uname -r)"
 for round in $(seq 1 "$rounds"); do
 	if [ $((round % 2)) = 1 ]; then driver=$first; else driver=$second; fi
-	check "round $round, $driver: loaded, 1 GiB of swap" eval "modprobe $driver num_devices=1 &&
-		echo 1G >/sys/block/zram0/disksize && mkswap /dev/zram0 >/dev/null && swapon /dev/zram0"
+	check "round $round, $driver: loaded, $disksize of swap" eval "modprobe $driver num_devices=1 &&
+		echo $disksize >/sys/block/zram0/disksize && mkswap /dev/zram0 >/dev/null && swapon /dev/zram0"
 	kmsg_mark "round$round"
 	echo "zram_rs-test: expect oom begin" >/dev/kmsg
-	memfill "$size" 1 >/tmp/memfill.out 2>&1 &
+	memfill "$size" "$passes" >/tmp/memfill.out 2>&1 &
 	filler=$!
 	min_free=$((1 << 40)) max_swap=0
 	while kill -0 $filler 2>/dev/null; do
