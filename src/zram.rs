@@ -568,7 +568,7 @@ impl Zram {
                 let len = object.len();
                 drop(stream);
                 self.stats.writestall.fetch_add(1, Relaxed);
-                let reserved = pool.alloc(len, mem::GFP_POOL_OBJECT)?;
+                let reserved = alloc_with_reclaim(pool, len)?;
                 self.compress_again(storage, data, reserved)
             }
         }
@@ -611,7 +611,7 @@ impl Zram {
                         let len = object.len();
                         drop(stream);
                         self.stats.writestall.fetch_add(1, Relaxed);
-                        reserved = Some(pool.alloc(len, mem::GFP_POOL_OBJECT)?);
+                        reserved = Some(alloc_with_reclaim(pool, len)?);
                         stream = storage.streams.get();
                         continue;
                     }
@@ -844,6 +844,18 @@ impl DiskOps for Zram {
             }
         };
     }
+}
+
+/// The write path's pool allocation after the one without reclaim failed: with direct reclaim
+/// but no I/O; quiet on 7.3, as C 7.3's one allocation (`__GFP_NOWARN`), while on 6.12 a failure
+/// warns, as C 6.12's second try.
+fn alloc_with_reclaim(pool: &ZsPool, len: usize) -> Result<ZsHandle<'_>> {
+    let gfp = if cfg!(zram_abi_7_3) {
+        mem::GFP_POOL_OBJECT_QUIET
+    } else {
+        mem::GFP_POOL_OBJECT
+    };
+    pool.alloc(len, gfp)
 }
 
 /// The access time of the pages of one request: whole seconds of boot time, as C 7.3 keeps

@@ -121,8 +121,8 @@ else
 	fill() { memfill $size 1; }
 fi
 # What zram holds is sampled while memfill runs: its pages leave swap when it exits. Past RAM,
-# kswapd may fail to allocate a swap cluster's table and say so (the swap core's allocation,
-# C zram's swap too: Documentation/zram_rs.rst); nothing else is expected.
+# reclaim may fail to allocate a swap cluster's table and say so (the swap core's allocation,
+# under C zram too: Documentation/zram_rs.rst); nothing else is expected.
 echo "zram_rs-test: expect swap-table-failure begin" >/dev/kmsg
 fill >/tmp/memfill.out 2>&1 &
 filler=$!

@@ -132,7 +132,8 @@ bash -c "
 echo "zram_rs-test: expect io-error end" >/dev/kmsg
 echo "zram_rs-test: expect oom end" >/dev/kmsg
 ktap_print_msg "memfill under a 16 MiB limit: exit $(cat /tmp/memfill.rc 2>/dev/null || echo killed); io_stat: $(cat $z/io_stat); mm_stat: $(cat $z/mm_stat)"
-# The 64 MiB of text did not fit under memory.high: most of it went to the disk before memfill.
+# The 64 MiB of text did not fit under memory.high: at least 24 MiB of it went to the disk
+# before memfill (16 MiB checked).
 check "the text was swapped out before memfill ($(field 1 /tmp/limit.stored) bytes stored)" \
 	test "$(field 1 /tmp/limit.stored 2>/dev/null || echo 0)" -ge $((16 << 20))
 check "the kernel saw failed swap writes" test "$(field 2 $z/io_stat)" -gt 0

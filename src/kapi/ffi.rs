@@ -554,8 +554,8 @@ pub(crate) const GFP_POOL_OBJECT_FAST: bindings::gfp_t =
         | gfp_bit(bindings::___GFP_NOWARN_BIT)
         | gfp_bit(bindings::___GFP_HIGHMEM_BIT)
         | gfp_bit(bindings::___GFP_MOVABLE_BIT);
-/// `GFP_NOIO | __GFP_NOWARN | __GFP_HIGHMEM | __GFP_MOVABLE`: C zram 7.x's recompression
-/// allocation (may reclaim; a failure keeps the old object, quietly).
+/// `GFP_NOIO | __GFP_NOWARN | __GFP_HIGHMEM | __GFP_MOVABLE`: C zram 7.x's allocation of a
+/// write and of a recompression (may reclaim; fails quietly).
 pub(crate) const GFP_POOL_OBJECT_QUIET: bindings::gfp_t =
     GFP_POOL_OBJECT | gfp_bit(bindings::___GFP_NOWARN_BIT);
 /// `GFP_NOIO`: for bounce pages on the I/O path.
