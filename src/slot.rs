@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 //! Encoding of one slot of the page table: a value word and a flags word, laid out as C zram
 //! lays out `struct zram_table_entry` (object size in the low bits, page flags from
-//! `ZRAM_FLAG_SHIFT = PAGE_SHIFT + 1` in C's order), plus one bit of zram_rs's own for the
-//! per-slot lock (and one for its waiters). One slot per kernel page, whatever the page size: [`Layout`] takes the
-//! kernel's `PAGE_SHIFT` as a parameter, so the host tests check 4, 16 and 64 KiB pages. C
-//! zram's flag order moved between kernels (`ZRAM_HUGE` is `FLAG_SHIFT + 3` on 6.12, `+ 4` on
-//! 7.3, with `ZRAM_IDLE` right after it), so that offset is a parameter too.
+//! `ZRAM_FLAG_SHIFT = PAGE_SHIFT + 1` in C's order), plus bits of zram_rs's own for the
+//! per-slot lock and its waiters. One slot per kernel page, whatever the page size: [`Layout`]
+//! takes the kernel's `PAGE_SHIFT` as a parameter, so the host tests check 4, 16 and 64 KiB
+//! pages. C zram's flag order moved between kernels (`ZRAM_HUGE` is `FLAG_SHIFT + 3` on 6.12,
+//! `+ 4` on 7.3, with `ZRAM_IDLE` right after it), so that offset is a parameter too.
 //!
 //! The value word is a union decided by the flags: 0 for an empty slot, the fill word of a
 //! same-filled page (`SAME`), the block of the backing device holding a written-back page
