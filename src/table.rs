@@ -63,8 +63,8 @@ const fn layout_is_c_zrams() -> bool {
 /// `value` and `access` are only read or written by the holder of the lock bit in `flags`.
 /// The bits of `flags` but the lock and waiters bits are changed only under the lock too, and
 /// read without it only as a hint ([`PageStore::may_hold_object`]); the waiters bit is set by
-/// threads waiting for the lock and cleared by the unlock. A `Stored` content's handle is a live object of
-/// the [`PageStore`]'s pool, owned by the slot.
+/// threads waiting for the lock and cleared by the unlock. A `Stored` content's handle is a live
+/// object of the [`PageStore`]'s pool, owned by the slot.
 pub(crate) struct Slot {
     value: UnsafeCell<usize>,
     flags: AtomicU32,
