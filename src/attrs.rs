@@ -2,24 +2,16 @@
 //! The `/sys/block/zramN/` attributes: their names, modes, input parsing and output formats,
 //! each matching C zram of the kernel built for, 6.12 or 7.3 (see `Documentation/zram_rs.rst`).
 
-use crate::algorithm;
+use crate::abi::Abi;
 use crate::kapi::disk::DiskRef;
 use crate::kapi::disk_attr::DeviceAttribute;
 use crate::kapi::sysfs::{AttrPtr, AttributeGroup, AttributeGroups, AttributeList, SysfsBuf};
-use crate::kapi::time;
 use crate::parse;
-use crate::writeback_args::{self, Cutoff};
+use crate::tokens;
 use crate::zram::Zram;
+use crate::Kernel;
 use core::fmt::Write;
 use kernel::prelude::*;
-
-/// The errno C returns for a failed `kstrto*` parse.
-pub(crate) fn parse_errno(error: parse::ParseError) -> Error {
-    match error {
-        parse::ParseError::Invalid => EINVAL,
-        parse::ParseError::Range => ERANGE,
-    }
-}
 
 fn write_result(result: core::fmt::Result) -> Result {
     result.map_err(|_| EINVAL)
@@ -29,18 +21,8 @@ fn disksize_show(zram: &Zram, _disk: DiskRef<'_, Zram>, out: &mut SysfsBuf<'_>) 
     write_result(writeln!(out, "{}", zram.disksize()))
 }
 
-/// The kernel's `memparse()`: 7.x saturates where 6.12 wraps, and wants a number before a
-/// suffix.
-fn memparse(input: &[u8]) -> (u64, usize) {
-    if cfg!(zram_abi_7_3) {
-        parse::memparse_7_3(input)
-    } else {
-        parse::memparse(input)
-    }
-}
-
 fn disksize_store(zram: &Zram, disk: DiskRef<'_, Zram>, input: &[u8]) -> Result {
-    let (requested, _) = memparse(input);
+    let (requested, _) = Kernel::memparse(input);
     zram.initialise(disk, requested)
 }
 
@@ -49,7 +31,7 @@ fn initstate_show(zram: &Zram, _disk: DiskRef<'_, Zram>, out: &mut SysfsBuf<'_>)
 }
 
 fn reset_store(zram: &Zram, disk: DiskRef<'_, Zram>, input: &[u8]) -> Result {
-    let value = parse::kstrtou16(input, 10).map_err(parse_errno)?;
+    let value = parse::kstrtou16(input, 10)?;
     if value == 0 {
         return Err(EINVAL);
     }
@@ -89,29 +71,20 @@ fn recompress_store(zram: &Zram, _disk: DiskRef<'_, Zram>, input: &[u8]) -> Resu
 }
 
 fn algorithm_params_store(zram: &Zram, _disk: DiskRef<'_, Zram>, input: &[u8]) -> Result {
-    // 7.x knows `deflate.winbits` too.
-    let params = if cfg!(zram_abi_7_3) {
-        algorithm::parse_algorithm_params_7_3(input)
-    } else {
-        algorithm::parse_algorithm_params(input)
-    }
-    .map_err(parse_errno)?;
-    zram.set_algorithm_params(params)
+    zram.set_algorithm_params(Kernel::algorithm_params(input)?)
 }
 
-#[cfg(not(zram_abi_7_3))]
 fn max_comp_streams_show(_zram: &Zram, _disk: DiskRef<'_, Zram>, out: &mut SysfsBuf<'_>) -> Result {
     write_result(writeln!(out, "{}", crate::kapi::cpu::num_online_cpus()))
 }
 
 /// Accepted and ignored, as in C zram since streams became per CPU.
-#[cfg(not(zram_abi_7_3))]
 fn max_comp_streams_store(_zram: &Zram, _disk: DiskRef<'_, Zram>, _input: &[u8]) -> Result {
     Ok(())
 }
 
 fn mem_limit_store(zram: &Zram, _disk: DiskRef<'_, Zram>, input: &[u8]) -> Result {
-    let (limit, parsed) = memparse(input);
+    let (limit, parsed) = Kernel::memparse(input);
     if parsed == 0 {
         return Err(EINVAL);
     }
@@ -142,7 +115,7 @@ fn same_detection_show(zram: &Zram, _disk: DiskRef<'_, Zram>, out: &mut SysfsBuf
 }
 
 fn same_detection_store(zram: &Zram, _disk: DiskRef<'_, Zram>, input: &[u8]) -> Result {
-    match parse::kstrtoull(input, 10).map_err(parse_errno)? {
+    match parse::kstrtoull(input, 10)? {
         0 => zram.set_same_detection(false),
         1 => zram.set_same_detection(true),
         _ => return Err(EINVAL),
@@ -152,24 +125,16 @@ fn same_detection_store(zram: &Zram, _disk: DiskRef<'_, Zram>, input: &[u8]) -> 
 
 /// `all` marks every stored page idle; an age in seconds marks the pages not accessed for at
 /// least that long and unmarks the others (where C zram keeps access times,
-/// `CONFIG_ZRAM_TRACK_ENTRY_ACTIME`: without, anything but `all` is `EINVAL`). 6.12 takes any
-/// `u64` and computes C's nanosecond cutoff; 7.3 takes a `u32` and does nothing for an age at
-/// or beyond the uptime.
+/// `CONFIG_ZRAM_TRACK_ENTRY_ACTIME`: without, anything but `all` is `EINVAL`). The kernel's
+/// ABI turns the age into a cutoff ([`Abi::idle_cutoff`]).
 fn idle_store(zram: &Zram, _disk: DiskRef<'_, Zram>, input: &[u8]) -> Result {
-    if !cfg!(zram_rs_track_entry_actime) && !algorithm::sysfs_streq(parse::c_str(input), b"all") {
+    if !cfg!(zram_rs_track_entry_actime) && !tokens::sysfs_streq(parse::c_str(input), b"all") {
         return Err(EINVAL);
     }
-    let cutoff = if cfg!(zram_abi_7_3) {
-        let uptime = time::boottime_seconds();
-        match writeback_args::idle_7_3(input, uptime)? {
-            Some(idle) => Cutoff::of_7_3(idle, uptime),
-            None => return Ok(()),
-        }
-    } else {
-        let idle = writeback_args::idle_6_12(input)?;
-        Cutoff::of_6_12(idle, time::boottime_ns())
-    };
-    zram.mark_idle(cutoff)
+    match Kernel::idle_cutoff(input)? {
+        Some(cutoff) => zram.mark_idle(cutoff),
+        None => Ok(()),
+    }
 }
 
 fn compact_store(zram: &Zram, _disk: DiskRef<'_, Zram>, _input: &[u8]) -> Result {
@@ -239,7 +204,6 @@ fn writeback_batch_size_store(zram: &Zram, _disk: DiskRef<'_, Zram>, input: &[u8
     zram.set_writeback_batch_size(u32::try_from(size).map_err(|_| EINVAL)?)
 }
 
-#[cfg(zram_abi_7_3)]
 fn compressed_writeback_show(
     zram: &Zram,
     _disk: DiskRef<'_, Zram>,
@@ -249,7 +213,6 @@ fn compressed_writeback_show(
 }
 
 /// `kstrtobool()`; C answers any parse failure with `EINVAL`.
-#[cfg(zram_abi_7_3)]
 fn compressed_writeback_store(zram: &Zram, _disk: DiskRef<'_, Zram>, input: &[u8]) -> Result {
     let compressed = parse::kstrtobool(input).map_err(|_| EINVAL)?;
     zram.set_compressed_writeback(compressed)
@@ -303,8 +266,7 @@ static WRITEBACK_BATCH_SIZE: DeviceAttribute<Zram> = DeviceAttribute::new(
     Some(writeback_batch_size_show),
     Some(writeback_batch_size_store),
 );
-// 7.x's only.
-#[cfg(zram_abi_7_3)]
+// 7.x's only ([`Abi::COMPRESSED_WRITEBACK`]).
 static COMPRESSED_WRITEBACK: DeviceAttribute<Zram> = DeviceAttribute::new(
     c"compressed_writeback",
     0o644,
@@ -313,8 +275,7 @@ static COMPRESSED_WRITEBACK: DeviceAttribute<Zram> = DeviceAttribute::new(
 );
 static BD_STAT: DeviceAttribute<Zram> =
     DeviceAttribute::new(c"bd_stat", 0o444, Some(bd_stat_show), None);
-// 6.12's only: 7.x removed the attribute (streams are per CPU).
-#[cfg(not(zram_abi_7_3))]
+// 6.12's only ([`Abi::MAX_COMP_STREAMS`]): 7.x removed it (streams are per CPU).
 static MAX_COMP_STREAMS: DeviceAttribute<Zram> = DeviceAttribute::new(
     c"max_comp_streams",
     0o644,
@@ -357,17 +318,14 @@ static SAME_DETECTION: DeviceAttribute<Zram> = DeviceAttribute::new(
     Some(same_detection_store),
 );
 
-/// 6.12's `max_comp_streams`; 7.3 has none.
-#[cfg(not(zram_abi_7_3))]
-const MAX_COMP_STREAMS_ENTRY: Option<AttrPtr<Zram>> = Some(AttrPtr::of(&MAX_COMP_STREAMS));
-#[cfg(zram_abi_7_3)]
-const MAX_COMP_STREAMS_ENTRY: Option<AttrPtr<Zram>> = None;
-/// 7.3's `compressed_writeback`; 6.12 has none.
-#[cfg(zram_abi_7_3)]
-const COMPRESSED_WRITEBACK_ENTRY: Option<AttrPtr<Zram>> =
-    where_c_has(C_WRITEBACK, AttrPtr::of(&COMPRESSED_WRITEBACK));
-#[cfg(not(zram_abi_7_3))]
-const COMPRESSED_WRITEBACK_ENTRY: Option<AttrPtr<Zram>> = None;
+/// `max_comp_streams` where the kernel's ABI has it.
+const MAX_COMP_STREAMS_ENTRY: Option<AttrPtr<Zram>> =
+    where_c_has(Kernel::MAX_COMP_STREAMS, AttrPtr::of(&MAX_COMP_STREAMS));
+/// `compressed_writeback` where the kernel's ABI has it and C zram has writeback.
+const COMPRESSED_WRITEBACK_ENTRY: Option<AttrPtr<Zram>> = where_c_has(
+    Kernel::COMPRESSED_WRITEBACK && C_WRITEBACK,
+    AttrPtr::of(&COMPRESSED_WRITEBACK),
+);
 
 /// Whether C zram of this kernel has writeback (`CONFIG_ZRAM_WRITEBACK`; Kbuild's cfg).
 const C_WRITEBACK: bool = cfg!(zram_rs_writeback);

@@ -5,9 +5,9 @@
 //! tries (6.12: a range of them, the lower first; 7.3: exactly one). Pure logic over the
 //! written bytes, shared with the host crate; the device applies the result.
 
-use crate::algorithm::key_values;
 use crate::parse::{kstrtoint, kstrtouint, kstrtoull, ParseError};
 use crate::slot::{Priority, MAX_PRIORITIES};
+use crate::tokens::key_values;
 
 /// A `recomp_algorithm` write: the algorithm's name (not looked up yet) and its priority.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -17,11 +17,13 @@
 //! slot locks of a store share one lockdep map ([`LockdepMap`]) of a mutex's wait type, so the
 //! debug kernel checks all of this.
 
+use crate::abi::Abi;
+use crate::idle::Cutoff;
 use crate::kapi::lockdep::{LockClass, LockdepMap};
 use crate::kapi::zspool::{ZsHandle, ZsPool};
 use crate::kapi::{bit_wait, c_zram, cpu, mem};
 use crate::slot::{self, Priority, SlotContent};
-use crate::writeback_args::Cutoff;
+use crate::Kernel;
 use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicU32, Ordering};
 use kernel::alloc::flags::{__GFP_NOWARN, GFP_KERNEL};
@@ -29,7 +31,7 @@ use kernel::alloc::VVec;
 use kernel::prelude::*;
 
 /// The slot layout for the kernel's page size and C zram's flag order.
-pub(crate) type Layout = slot::Layout<{ kernel::page::PAGE_SHIFT as u32 }, { c_zram::HUGE_FLAG }>;
+pub(crate) type Layout = slot::Layout<{ kernel::page::PAGE_SHIFT as u32 }, { Kernel::HUGE_FLAG }>;
 /// The kernel's page size: one slot's data.
 pub(crate) const PAGE_SIZE: usize = Layout::PAGE_SIZE;
 const _: () = assert!(PAGE_SIZE == kernel::page::PAGE_SIZE);
@@ -62,8 +64,9 @@ const fn layout_is_c_zrams() -> bool {
 ///
 /// `value` and `access` are only read or written by the holder of the lock bit in `flags`.
 /// The bits of `flags` but the lock and waiters bits are changed only under the lock too, and
-/// read without it only as a hint ([`PageStore::may_hold_object`]); the waiters bit is set by
-/// threads waiting for the lock and cleared by the unlock. A `Stored` content's handle is a live
+/// read without it only as a hint ([`PageStore::may_hold_object`]) or by a thread waiting for
+/// a mark to go ([`PageStore::wait_while_marked`]); the waiters bit is set by threads waiting
+/// for the lock or a mark (also while the slot is unlocked) and cleared by the next unlock. A `Stored` content's handle is a live
 /// object of the [`PageStore`]'s pool, owned by the slot.
 pub(crate) struct Slot {
     value: UnsafeCell<usize>,
@@ -164,7 +167,17 @@ impl PageStore {
             if let Some(guard) = self.try_lock_slot(slot) {
                 return Some(guard);
             }
-            bit_wait::wait_while_locked(&slot.flags, slot::LOCK, slot::WAITERS);
+            bit_wait::wait_while_set(&slot.flags, slot::LOCK, slot::WAITERS);
+        }
+    }
+
+    /// Sleeps, without the slot's lock, while slot `index` carries `mark` (a [`Mark::Recompress`]
+    /// the recompression takes away under the lock: its unlock wakes this sleeper, which set
+    /// the word's waiters bit). Returns at once for a slot without it.
+    pub(crate) fn wait_while_marked(&self, index: usize, mark: Mark) {
+        if let Some(slot) = self.slots.get(index) {
+            cpu::might_sleep();
+            bit_wait::wait_while_set(&slot.flags, mark.bit(), slot::WAITERS);
         }
     }
 
@@ -369,7 +382,7 @@ impl SlotGuard<'_> {
         let kept_marks = self.flags & (Layout::INCOMPRESSIBLE | Layout::PRIORITY);
         let old = self.clear();
         let flags = match old {
-            SlotContent::Stored { size, huge, .. } if cfg!(zram_abi_7_3) => {
+            SlotContent::Stored { size, huge, .. } if Kernel::WRITTEN_BACK_KEEPS_OBJECT => {
                 let huge = if huge { Layout::HUGE } else { 0 };
                 // `size` came out of the flags word's size field, so it fits there again.
                 Layout::WB | huge | (size as u32 & Layout::SIZE_MASK) | kept_marks
@@ -377,7 +390,7 @@ impl SlotGuard<'_> {
             _ => Layout::WB,
         };
         self.set_words(block, flags);
-        if cfg!(zram_abi_7_3) {
+        if Kernel::WRITTEN_BACK_KEEPS_OBJECT {
             self.set_access(access);
         }
         old

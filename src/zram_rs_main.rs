@@ -12,19 +12,21 @@ use kernel::str::CString;
 use kernel::sync::{Arc, Mutex};
 use kernel::{c_str, new_mutex};
 
+mod abi;
 mod attrs;
 mod comp;
+mod errno;
 mod kapi;
 mod table;
 mod zram;
 
 // Pure logic shared with the host crate (`host/`), whose tests need these items public.
 #[allow(unreachable_pub)]
-mod algorithm;
-#[allow(unreachable_pub)]
 mod blocks;
 #[allow(unreachable_pub)]
 mod fill;
+#[allow(unreachable_pub)]
+mod idle;
 #[allow(unreachable_pub)]
 mod parse;
 #[allow(unreachable_pub)]
@@ -34,7 +36,9 @@ mod same;
 #[allow(unreachable_pub)]
 mod slot;
 #[allow(unreachable_pub)]
-mod stats;
+mod stat_format;
+#[allow(unreachable_pub)]
+mod tokens;
 #[allow(unreachable_pub)]
 mod writeback_args;
 
@@ -43,6 +47,13 @@ use kapi::class::{ControlClass, ControlOps};
 use kapi::debugfs;
 use kapi::disk::{DiskDriver, GenDisk};
 use zram::Zram;
+
+/// C zram's user ABI of the kernel built against: the only place that names a kernel series.
+#[cfg(not(zram_abi_7_3))]
+pub(crate) type Kernel = abi::Linux<6, 12>;
+/// C zram's user ABI of the kernel built against: the only place that names a kernel series.
+#[cfg(zram_abi_7_3)]
+pub(crate) type Kernel = abi::Linux<7, 3>;
 
 #[cfg(not(zram_rs_module_authors))]
 module! {
@@ -135,7 +146,7 @@ impl ControlOps for Registry {
     }
 
     fn hot_remove(&self, input: &[u8]) -> Result {
-        let id = parse::kstrtoint(input, 10).map_err(attrs::parse_errno)?;
+        let id = parse::kstrtoint(input, 10)?;
         self.remove(u32::try_from(id).map_err(|_| EINVAL)?)
     }
 }

@@ -20,7 +20,7 @@
 LINES=$((57 + 17 * ABI_7_3))
 BATCH_CASES=$((8 + 2 * ABI_7_3))
 PIECES_CASES=$((3 + 3 * ABI_7_3))
-plan $((LINES + 8 + 3 + BATCH_CASES + PIECES_CASES + UNLOAD_CASES))
+plan $((LINES + 10 + 3 + BATCH_CASES + PIECES_CASES + UNLOAD_CASES))
 
 pages=96
 pattern=/tmp/wb.pattern
@@ -290,6 +290,26 @@ answered() { grep -qxE 'OK|Invalid argument' /tmp/wb.race0 && grep -qxE 'OK|Inva
 check "the writebacks answered OK or EINVAL" answered
 check_eq "after the race: zram0 uninitialised without a backing device, zram1 gone" \
 	"0 none absent" "$(cat /sys/block/zram0/initstate) $(cat /sys/block/zram0/backing_dev) $([ -e /sys/block/zram1 ] && echo present || echo absent)"
+# hot_remove of a device whose reset is waiting for a writeback: the reset holds the disk's
+# claim, which hot_remove sleeps on until the reset's end wakes it; then the device goes (C:
+# del_gendisk waits for the reset's write). Both answer OK.
+echo /dev/vdd >/sys/block/zram0/backing_dev
+echo $((race_pages * PAGE)) >/sys/block/zram0/disksize
+dd if=/tmp/wb.race-data of=/dev/zram0 bs="$PAGE" oflag=direct 2>/dev/null
+write_attr /sys/block/zram0/writeback huge >/tmp/wb.race0 &
+w0=$!
+sleep 0.5
+write_attr /sys/block/zram0/reset 1 >/tmp/wb.reset0 &
+r0=$!
+sleep 0.5
+t0=$EPOCHREALTIME
+removed=$(write_attr /sys/class/zram-control/hot_remove 0)
+t1=$EPOCHREALTIME
+wait $w0 $r0
+check_eq "hot_remove while a reset waits for a writeback, and the reset" "OK OK" \
+	"$removed $(cat /tmp/wb.reset0)"
+check "hot_remove waited for the reset ($(((${t1/./} - ${t0/./}) / 1000)) ms), and zram0 is gone" \
+	test $((${t1/./} - ${t0/./})) -gt 20000 -a ! -e /sys/block/zram0
 losetup -d /dev/loop0
 losetup -d /dev/loop1
 zram_unload

@@ -3,12 +3,14 @@
 //! module is built from, so that `cargo test` checks the code that runs in the kernel.
 #![no_std]
 
-#[path = "../../src/algorithm.rs"]
+#[path = "../../src/comp/algorithm.rs"]
 pub mod algorithm;
 #[path = "../../src/blocks.rs"]
 pub mod blocks;
 #[path = "../../src/fill.rs"]
 pub mod fill;
+#[path = "../../src/idle.rs"]
+pub mod idle;
 #[path = "../../src/parse.rs"]
 pub mod parse;
 #[path = "../../src/recompress_args.rs"]
@@ -17,7 +19,9 @@ pub mod recompress_args;
 pub mod same;
 #[path = "../../src/slot.rs"]
 pub mod slot;
-#[path = "../../src/stats.rs"]
-pub mod stats;
+#[path = "../../src/stat_format.rs"]
+pub mod stat_format;
+#[path = "../../src/tokens.rs"]
+pub mod tokens;
 #[path = "../../src/writeback_args.rs"]
 pub mod writeback_args;

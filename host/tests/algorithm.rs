@@ -2,10 +2,11 @@
 
 use proptest::prelude::*;
 use zram_rs_logic::algorithm::{
-    next_arg, parse_algorithm_params, parse_algorithm_params_7_3, parse_name, parse_name_7_3,
-    sysfs_streq, write_list, NameError, Named, NO_LEVEL,
+    parse_algorithm_params, parse_name, parse_name_7_3, write_list, NameError, Named,
+    MAX_BACKEND_KEYS, NO_LEVEL,
 };
 use zram_rs_logic::parse::ParseError;
+use zram_rs_logic::tokens::{next_arg, sysfs_streq};
 
 /// C zram's algorithms in its order, as the module's table of backends (`src/comp/`) has them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -171,66 +172,71 @@ fn names_like_c_7_3() {
     );
 }
 
+/// The backend parameters C zram 7.3's `algorithm_params` knows.
+const KEYS_7_3: &[&str] = &["deflate.winbits"];
+
 #[test]
 fn algorithm_params_like_c_7_3() {
-    let p = parse_algorithm_params_7_3(b"deflate.winbits=-12 level=2").unwrap();
-    assert_eq!(
-        (p.deflate_winbits, p.level, p.priority_given),
-        (-12, 2, false)
-    );
-    let p = parse_algorithm_params_7_3(b"priority=0").unwrap();
+    let p = parse_algorithm_params(b"deflate.winbits=-12 level=2", KEYS_7_3).unwrap();
+    assert_eq!((p.backend[0], p.level, p.priority_given), (-12, 2, false));
+    assert_eq!(&p.backend[1..], &[NO_LEVEL; MAX_BACKEND_KEYS - 1]);
+    let p = parse_algorithm_params(b"priority=0", KEYS_7_3).unwrap();
     assert_eq!((p.priority, p.priority_given), (0, true));
+    assert_eq!(p.backend, [NO_LEVEL; MAX_BACKEND_KEYS]);
     assert_eq!(
-        parse_algorithm_params_7_3(b"deflate.winbits=x").unwrap_err(),
+        parse_algorithm_params(b"deflate.winbits=x", KEYS_7_3).unwrap_err(),
         ParseError::Invalid
     );
+    // The second key of a list gets the second value.
+    let p = parse_algorithm_params(b"b.y=5 a.x=4 b.y=6", &["a.x", "b.y"]).unwrap();
+    assert_eq!(&p.backend[..2], &[4, 6]);
     // 6.12 does not know the key: ignored.
-    let p = parse_algorithm_params(b"deflate.winbits=x").unwrap();
-    assert_eq!(p.deflate_winbits, NO_LEVEL);
+    let p = parse_algorithm_params(b"deflate.winbits=x", &[]).unwrap();
+    assert_eq!(p.backend, [NO_LEVEL; MAX_BACKEND_KEYS]);
 }
 
 #[test]
 fn algorithm_params_like_c() {
-    let p = parse_algorithm_params(b"algo=zstd level=8\n").unwrap();
+    let p = parse_algorithm_params(b"algo=zstd level=8\n", &[]).unwrap();
     assert_eq!(
         (p.priority, p.level, p.algo, p.dict),
         (0, 8, Some(&b"zstd"[..]), None)
     );
-    let p = parse_algorithm_params(b"  priority=1 unknown=3 dict=/x").unwrap();
+    let p = parse_algorithm_params(b"  priority=1 unknown=3 dict=/x", &[]).unwrap();
     assert_eq!(
         (p.priority, p.level, p.dict),
         (1, NO_LEVEL, Some(&b"/x"[..]))
     );
     assert_eq!(
-        parse_algorithm_params(b"level").unwrap_err(),
+        parse_algorithm_params(b"level", &[]).unwrap_err(),
         ParseError::Invalid
     );
     assert_eq!(
-        parse_algorithm_params(b"level=").unwrap_err(),
+        parse_algorithm_params(b"level=", &[]).unwrap_err(),
         ParseError::Invalid
     );
     assert_eq!(
-        parse_algorithm_params(b"level=x").unwrap_err(),
+        parse_algorithm_params(b"level=x", &[]).unwrap_err(),
         ParseError::Invalid
     );
     assert_eq!(
-        parse_algorithm_params(b"level=99999999999").unwrap_err(),
+        parse_algorithm_params(b"level=99999999999", &[]).unwrap_err(),
         ParseError::Range
     );
     assert_eq!(
-        parse_algorithm_params(b"unknown").unwrap_err(),
+        parse_algorithm_params(b"unknown", &[]).unwrap_err(),
         ParseError::Invalid
     );
-    let p = parse_algorithm_params(b"").unwrap();
+    let p = parse_algorithm_params(b"", &[]).unwrap();
     assert_eq!((p.priority, p.level), (0, NO_LEVEL));
-    let p = parse_algorithm_params(b"level=1 level=-3").unwrap();
+    let p = parse_algorithm_params(b"level=1 level=-3", &[]).unwrap();
     assert_eq!(p.level, -3);
 }
 
 proptest! {
     #[test]
     fn tokeniser_never_panics(input in proptest::collection::vec(any::<u8>(), 0..60)) {
-        let _ = parse_algorithm_params(&input);
+        let _ = parse_algorithm_params(&input, &[]);
         let _ = parse_name::<Algorithm>(&input);
     }
 

@@ -2,7 +2,7 @@
 
 use proptest::prelude::*;
 use zram_rs_logic::slot::{Layout, Priority, SlotContent, LOCK, MAX_PRIORITIES, WAITERS};
-use zram_rs_logic::stats::{BlockState, DebugStat, IoStat, MmStat};
+use zram_rs_logic::stat_format::{BlockState, DebugStat, IoStat, MmStat};
 
 #[test]
 fn idle_device_lines_match_c() {

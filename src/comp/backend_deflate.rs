@@ -4,13 +4,15 @@
 //! an inflate stream, so readers need a stream.
 
 use super::{Backend, Decompressor, Params};
-use crate::algorithm::NO_LEVEL;
+use crate::comp::algorithm::NO_LEVEL;
 use crate::kapi::zlib;
 use kernel::prelude::*;
 
-/// Raw deflate (negative: no zlib header) with an 11-bit window, unless `deflate.winbits`
-/// (7.x) asks for another: -15 to -9 raw, 9 to 15 with zlib's header.
+/// Raw deflate (negative: no zlib header) with an 11-bit window, unless [`WINBITS`] asks for
+/// another: -15 to -9 raw, 9 to 15 with zlib's header.
 const WINDOW_BITS: i32 = -11;
+/// deflate's backend parameter, where the kernel's `algorithm_params` knows it (7.x).
+const WINBITS: &str = "deflate.winbits";
 
 /// `deflate`.
 pub(crate) struct Deflate;
@@ -47,7 +49,7 @@ impl Backend for Deflate {
             params,
             zlib::DEFAULT_COMPRESSION..=zlib::BEST_COMPRESSION,
         )?;
-        let bits = params.deflate_winbits;
+        let bits = params.backend_param(WINBITS);
         if bits != NO_LEVEL && !(-15..=-9).contains(&bits) && !(9..=15).contains(&bits) {
             pr_err!("{}: invalid winbits {}\n", Self::NAME, bits);
             return Err(EINVAL);
@@ -56,10 +58,9 @@ impl Backend for Deflate {
     }
 
     fn create(params: Params) -> Result<DeflateContext> {
-        let window_bits = if params.deflate_winbits == NO_LEVEL {
-            WINDOW_BITS
-        } else {
-            params.deflate_winbits
+        let window_bits = match params.backend_param(WINBITS) {
+            NO_LEVEL => WINDOW_BITS,
+            bits => bits,
         };
         Ok(DeflateContext {
             deflate: zlib::Deflate::new(params.level, window_bits)?,

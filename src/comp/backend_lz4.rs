@@ -3,7 +3,9 @@
 //! dictionary (C's `backend_lz4.c`). Decompresses without a stream unless there is a dictionary.
 
 use super::{Backend, Decompressor, Params};
+use crate::abi::Abi;
 use crate::kapi::lz4;
+use crate::Kernel;
 use kernel::prelude::*;
 
 /// `lz4`.
@@ -48,10 +50,10 @@ impl Backend for Lz4 {
             return Ok(Lz4Context::Plain(lz4::Compressor::new(params.level)?));
         };
         let mut compressor = lz4::DictCompressor::new(params.level, dict.clone())?;
-        // C zram 7.x loads the dictionary when the device is initialised and fails then if
-        // the library does not take it whole; 6.12 loads it for each page, whose writes then
-        // fail.
-        if cfg!(zram_abi_7_3) && !compressor.load()? {
+        // Where the kernel's ABI says so (7.x), the dictionary is loaded when the device is
+        // initialised, which fails if the library does not take it whole; else it is loaded
+        // for each page, whose writes then fail.
+        if Kernel::LZ4_DICT_LOADED_AT_INIT && !compressor.load()? {
             return Err(EINVAL);
         }
         Ok(Lz4Context::Dict(

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 //! The compression layer, as C zram's `zcomp`: the [`Backend`] trait that each algorithm
 //! implements in a `backend_*.rs` file of its own (over the library wrappers of `kapi`), the
-//! table of backends that defines [`Algorithm`], and the streams that compress pages. A
-//! [`Stream`] owns one backend context and a two-page output buffer; a [`StreamPool`] holds one
-//! stream per online CPU so that writers compress in parallel, and lends them out without a
-//! lock (one atomic exchange), sleeping only while all are busy.
+//! parameters a backend takes ([`Params`]), and the table of backends that defines
+//! [`Algorithm`] and dispatches to them. Beside it: the streams that compress pages and the
+//! pool that lends them (`stream.rs`), algorithm names and the `algorithm_params` request
+//! (`algorithm.rs`, pure logic), and a device's choice of algorithms by priority with the
+//! recompression streams (`choice.rs`).
 //!
 //! Dispatch is static: the table generates a `match` over the backends for each operation, so
 //! a page costs no indirect call and no allocation. Adding an algorithm takes a backend file
@@ -13,6 +14,9 @@
 //! `CONFIG_ZRAM_BACKEND_*` where C zram is configured, else the kernel's libraries), so that
 //! the module links only the libraries the kernel has and lists what C zram lists.
 
+// Pure logic shared with the host crate (`host/`), whose tests need its items public.
+#[allow(unreachable_pub)]
+pub(crate) mod algorithm;
 #[cfg(zram_rs_backend_842)]
 mod backend_842;
 #[cfg(zram_rs_backend_deflate)]
@@ -25,20 +29,17 @@ mod backend_lz4hc;
 mod backend_lzo;
 #[cfg(zram_rs_backend_zstd)]
 mod backend_zstd;
+pub(crate) mod choice;
+mod stream;
 
-use crate::algorithm::{Named, NO_LEVEL};
+use crate::abi::Abi;
+use crate::comp::algorithm::{Named, MAX_BACKEND_KEYS, NO_LEVEL};
 use crate::kapi::file::FileContents;
-use crate::kapi::lockdep::{LockClass, LockdepMap};
-use crate::kapi::trylock::{TryLock, TryLockGuard};
 use crate::kapi::zspool::ZsPool;
-use crate::kapi::{cpu, mem};
-use core::sync::atomic::{fence, AtomicUsize, Ordering};
-use kernel::alloc::flags::GFP_KERNEL;
-use kernel::alloc::{KVec, VVec};
-use kernel::new_condvar;
-use kernel::new_mutex;
+use crate::Kernel;
 use kernel::prelude::*;
-use kernel::sync::{Arc, CondVar, Mutex};
+use kernel::sync::Arc;
+pub(crate) use stream::{StreamGuard, StreamPool};
 
 const PAGE_SIZE: usize = kernel::page::PAGE_SIZE;
 
@@ -48,9 +49,10 @@ const PAGE_SIZE: usize = kernel::page::PAGE_SIZE;
 pub(crate) struct Params {
     /// `level=`.
     pub(crate) level: i32,
-    /// `deflate.winbits=` (7.x): taken whatever the algorithm, as C; only deflate reads it.
-    #[cfg_attr(not(zram_rs_backend_deflate), allow(dead_code))]
-    pub(crate) deflate_winbits: i32,
+    /// The backend parameters the kernel's `algorithm_params` knows ([`Abi::BACKEND_KEYS`]),
+    /// in that order: taken whatever the algorithm, as C; each backend reads its own
+    /// ([`Params::backend_param`]).
+    pub(crate) backend: [i32; MAX_BACKEND_KEYS],
     /// `dict=`: the file's contents, read when the parameters were set.
     pub(crate) dict: Option<Arc<FileContents>>,
 }
@@ -59,9 +61,20 @@ impl Params {
     /// Nothing set: the algorithm's defaults.
     pub(crate) const UNSET: Self = Self {
         level: NO_LEVEL,
-        deflate_winbits: NO_LEVEL,
+        backend: [NO_LEVEL; MAX_BACKEND_KEYS],
         dict: None,
     };
+
+    /// The backend parameter `key` (such as `deflate.winbits`), [`NO_LEVEL`] when not set or
+    /// when the kernel's `algorithm_params` does not know it.
+    // Read only by the backends that take one, which a kernel may lack.
+    #[allow(dead_code)]
+    pub(crate) fn backend_param(&self, key: &str) -> i32 {
+        let known = Kernel::BACKEND_KEYS.iter().position(|&k| k == key);
+        known
+            .and_then(|i| self.backend.get(i).copied())
+            .unwrap_or(NO_LEVEL)
+    }
 }
 
 /// A compression algorithm's implementation, what C zram's `struct zcomp_ops` is. A backend is
@@ -186,10 +199,10 @@ fn check_level(name: &str, params: &Params, levels: core::ops::RangeInclusive<i3
 }
 
 /// A context of backend `B` with `params` ([`NO_LEVEL`] for a default), like `first` (another
-/// stream's) if given. On the 7.3 ABI the parameters are checked first, as C 7.x does when a
-/// device is initialised.
+/// stream's) if given. Where the kernel's ABI checks parameters at initialisation
+/// ([`Abi::PARAMS_CHECKED_AT_INIT`], 7.x), they are checked first.
 fn create<B: Backend>(params: Params, first: Option<&B::Context>) -> Result<B::Context> {
-    if cfg!(zram_abi_7_3) {
+    if Kernel::PARAMS_CHECKED_AT_INIT {
         B::check(&params)?;
     }
     let level = if params.level == NO_LEVEL {
@@ -362,219 +375,5 @@ impl Stateless {
     #[inline(never)]
     pub(crate) fn decompress(self, src: &[u8], dst: &mut [u8]) -> Result {
         self.0.decompress_stateless(src, dst)
-    }
-}
-
-/// One compression stream: a backend's context and a two-page output buffer (room for data
-/// that grows when compressed).
-pub(crate) struct Stream {
-    context: Context,
-    buffer: VVec<u8>,
-}
-
-impl Stream {
-    /// A stream for `algorithm` with `params`, like `first` (another stream of the same
-    /// algorithm and parameters, whose shared state it shares) if given.
-    pub(crate) fn new(
-        algorithm: Algorithm,
-        params: Params,
-        first: Option<&Stream>,
-    ) -> Result<Self> {
-        let context = Context::new(algorithm, params, first.map(|first| &first.context))?;
-        Ok(Self {
-            context,
-            buffer: mem::vzalloc(2 * PAGE_SIZE)?,
-        })
-    }
-
-    /// Compresses `src` (one page); returns the compressed bytes, in the stream's buffer.
-    #[inline(always)]
-    pub(crate) fn compress(&mut self, src: &[u8]) -> Result<&[u8]> {
-        let len = self.context.compress(src, &mut self.buffer)?;
-        self.buffer.get(..len).ok_or(EINVAL)
-    }
-
-    /// The stream's buffer, idle while it decompresses, and its decompressor: zsmalloc may copy
-    /// the object to be read into the buffer (as C zram lends its stream's `local_copy`).
-    pub(crate) fn scratch_and_decompressor(&mut self) -> (&mut [u8], StreamDecompressor<'_>) {
-        (
-            &mut self.buffer,
-            StreamDecompressor {
-                context: &mut self.context,
-            },
-        )
-    }
-}
-
-/// A stream's decompressor, borrowed apart from its buffer.
-pub(crate) struct StreamDecompressor<'a> {
-    context: &'a mut Context,
-}
-
-impl StreamDecompressor<'_> {
-    /// Decompresses `src` into `dst`, which the result must fill exactly. Takes the borrow by
-    /// value, so the context's address is the argument itself.
-    #[inline(never)]
-    pub(crate) fn decompress(self, src: &[u8], dst: &mut [u8]) -> Result {
-        self.context.decompress(src, dst)
-    }
-}
-
-/// The streams of one device: one per online CPU at initialisation. A borrower takes a place
-/// with one atomic compare-and-exchange (a [`TryLock`]), trying its own CPU's place first (as C
-/// zram's per-CPU streams), then the others; only when all are lent out does it sleep on
-/// `returned`.
-///
-/// # Invariants
-///
-/// `sleepers` counts borrowers that registered under `sleep_lock` and may be waiting on
-/// `returned`.
-#[pin_data]
-pub(crate) struct StreamPool {
-    places: KVec<TryLock<Stream>>,
-    /// What lockdep knows of the places: one lock of the class "zram_rs stream", held by
-    /// each borrower (no thread borrows two streams).
-    lockdep: LockdepMap,
-    stateless: Option<Stateless>,
-    sleepers: AtomicUsize,
-    #[pin]
-    sleep_lock: Mutex<()>,
-    #[pin]
-    returned: CondVar,
-}
-
-/// A stream borrowed from a [`StreamPool`]; goes back on drop. Dropping may sleep (it wakes a
-/// waiting borrower under a mutex), so a guard must not be dropped in atomic context, such as
-/// under a slot lock.
-pub(crate) struct StreamGuard<'a> {
-    // Fields drop in declaration order: the place is unlocked before `_wake` looks for sleepers.
-    stream: TryLockGuard<'a, Stream>,
-    _wake: WakeSleeper<'a>,
-}
-
-/// The second half of returning a stream, after its place is unlocked: wakes a sleeping
-/// borrower, if any.
-struct WakeSleeper<'a> {
-    pool: &'a StreamPool,
-}
-
-impl StreamPool {
-    /// `count` streams of `algorithm` with `params`.
-    pub(crate) fn new(
-        algorithm: Algorithm,
-        params: Params,
-        count: usize,
-    ) -> Result<impl PinInit<Self>> {
-        let first = Stream::new(algorithm, params.clone(), None)?;
-        let mut places = KVec::with_capacity(count.max(1), GFP_KERNEL)?;
-        for _ in 1..count.max(1) {
-            places.push(
-                TryLock::new(Stream::new(algorithm, params.clone(), Some(&first))?),
-                GFP_KERNEL,
-            )?;
-        }
-        places.push(TryLock::new(first), GFP_KERNEL)?;
-        let lockdep = LockdepMap::new(LockClass::Stream)?;
-        Ok(pin_init!(Self {
-            places,
-            lockdep,
-            stateless: Stateless::new(algorithm, &params),
-            sleepers: AtomicUsize::new(0),
-            sleep_lock <- new_mutex!((), "StreamPool::sleep_lock"),
-            returned <- new_condvar!("StreamPool::returned"),
-        }))
-    }
-
-    /// The decompressor that needs no stream, when the pool's algorithm and parameters have
-    /// one ([`Stateless`]): readers then need no stream.
-    #[inline(always)]
-    pub(crate) fn stateless(&self) -> Option<Stateless> {
-        self.stateless
-    }
-
-    /// Borrows a free stream if there is one, trying the current CPU's first; never sleeps.
-    #[inline(always)]
-    pub(crate) fn try_get(&self) -> Option<StreamGuard<'_>> {
-        let count = self.places.len();
-        let first = (cpu::this_cpu() as usize).checked_rem(count)?;
-        let (lower, own_and_higher) = self.places.split_at(first);
-        let guard = Iterator::chain(own_and_higher.iter(), lower).find_map(|place| {
-            place.try_lock().map(|stream| StreamGuard {
-                stream,
-                _wake: WakeSleeper { pool: self },
-            })
-        });
-        if guard.is_some() {
-            // Released by the guard's drop.
-            self.lockdep.acquire(true);
-        }
-        guard
-    }
-
-    /// Borrows a stream, sleeping until one is free.
-    #[inline(always)]
-    pub(crate) fn get(&self) -> StreamGuard<'_> {
-        // Lockdep learns, on every borrow and not only when all streams are lent out, that a
-        // stream may be waited for with the locks held now (`try_get` alone adds no
-        // dependency: it never waits).
-        self.lockdep.might_wait();
-        match self.try_get() {
-            Some(stream) => stream,
-            None => self.get_after_wait(),
-        }
-    }
-
-    /// [`Self::get`] when every stream is lent out.
-    #[inline(never)]
-    fn get_after_wait(&self) -> StreamGuard<'_> {
-        let mut sleep = self.sleep_lock.lock();
-        loop {
-            // Register, then look again: a guard that returns its stream after this sees the
-            // registration (both sides fence) and wakes us under `sleep_lock`, which we hold
-            // until `wait` has queued us.
-            self.sleepers.fetch_add(1, Ordering::Relaxed);
-            fence(Ordering::SeqCst);
-            let found = self.try_get();
-            if found.is_none() {
-                self.returned.wait(&mut sleep);
-            }
-            self.sleepers.fetch_sub(1, Ordering::Relaxed);
-            if let Some(stream) = found {
-                return stream;
-            }
-        }
-    }
-}
-
-impl core::ops::Deref for StreamGuard<'_> {
-    type Target = Stream;
-
-    fn deref(&self) -> &Stream {
-        &self.stream
-    }
-}
-
-impl core::ops::DerefMut for StreamGuard<'_> {
-    fn deref_mut(&mut self) -> &mut Stream {
-        &mut self.stream
-    }
-}
-
-impl Drop for StreamGuard<'_> {
-    fn drop(&mut self) {
-        // Then the fields: the place is unlocked, a sleeper woken.
-        self._wake.pool.lockdep.release();
-    }
-}
-
-impl Drop for WakeSleeper<'_> {
-    fn drop(&mut self) {
-        // The place was unlocked (a release store) just before: a borrower registering after
-        // this fence finds it free; one registered before is seen here and woken.
-        fence(Ordering::SeqCst);
-        if self.pool.sleepers.load(Ordering::Relaxed) > 0 {
-            let _sleep = self.pool.sleep_lock.lock();
-            self.pool.returned.notify_one();
-        }
     }
 }

@@ -11,16 +11,17 @@ use core::sync::atomic::{fence, AtomicU32, Ordering};
 
 /// Sleeps (uninterruptibly) while `lock` is set in `word`, setting `waiters` in it (atomically,
 /// with the look at `lock`) each time it finds `lock` set; returns once it saw `lock` clear,
-/// without taking it (the caller tries again and may come back). Must be called where sleeping
-/// is allowed.
-pub(crate) fn wait_while_locked(word: &AtomicU32, lock: u32, waiters: u32) {
+/// without taking it (the caller tries again and may come back). `lock` may be any bit whose
+/// clearing is followed by [`wake_waiters`] whenever `waiters` was set (a slot's lock or mark,
+/// a disk's claim). Must be called where sleeping is allowed.
+pub(crate) fn wait_while_set(word: &AtomicU32, lock: u32, waiters: u32) {
     // SAFETY: `word` is a live atomic 32-bit word (the layout of `atomic_t`) for the whole
     // call, changed here only atomically; the bits are passed as C `int`s, bit for bit.
     unsafe { ffi::zram_rs_wait_var_bit(word.as_ptr().cast(), lock as i32, waiters as i32) };
 }
 
-/// Wakes the threads sleeping in [`wait_while_locked`] on `word`, after an unlock that found
-/// the waiters bit set (and cleared it with the lock bit).
+/// Wakes the threads sleeping in [`wait_while_set`] on `word`, after an unlock that found the
+/// waiters bit set (and cleared it with the lock bit).
 pub(crate) fn wake_waiters(word: &AtomicU32) {
     // The unlock's store is ordered before `wake_up_var()`'s look at the wait queue, as the
     // kernel asks of a condition changed before a wake.

@@ -34,9 +34,3 @@ pub(crate) fn cond_resched() {
     // SAFETY: no precondition beyond a context that may sleep, which callers are.
     unsafe { ffi::zram_rs_cond_resched() };
 }
-
-/// `msleep()`: sleeps for at least `ms` milliseconds (in a context that may sleep).
-pub(crate) fn sleep_ms(ms: u32) {
-    // SAFETY: no precondition beyond a context that may sleep, which callers are.
-    unsafe { ffi::msleep(ms) };
-}

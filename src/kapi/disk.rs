@@ -12,18 +12,20 @@
 //! zram's `reset` relies on as well).
 
 use super::bio::{Bio, Op};
+use super::bit_wait;
 use super::debugfs;
 use super::ffi;
 use super::sysfs::AttributeGroups;
 use core::fmt::Write;
 use core::marker::PhantomData;
 use core::ptr::NonNull;
-use core::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
+use core::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
 use kernel::bindings;
 use kernel::ffi::{c_int, c_ulong, c_void};
 use kernel::prelude::*;
 use kernel::str::CStr;
 use kernel::sync::{Arc, ArcBorrow};
+use kernel::types::ScopeGuard;
 
 /// What a driver does for the callbacks of its disks.
 pub(crate) trait DiskOps: Send + Sync + Sized {
@@ -48,16 +50,23 @@ pub(crate) trait DiskOps: Send + Sync + Sized {
 ///
 /// `io` is null or a pointer from `Arc::into_raw` whose reference it owns. It becomes non-null
 /// only in [`DiskRef::publish_io`] and null again only in [`Claim::take_io`] or on drop.
-/// `claimed` changes only under the disk's `open_mutex`, and is set only while the disk has no
-/// openers.
+/// `claimed`'s [`CLAIMED`] bit changes only under the disk's `open_mutex`, and is set only
+/// while the disk has no openers; its [`CLAIM_WAITERS`] bit is set by whoever waits for a
+/// claim's end, and cleared with [`CLAIMED`].
 #[pin_data(PinnedDrop)]
 struct DiskData<T: DiskOps> {
     #[pin]
     ops: T,
     io: AtomicPtr<T::Io>,
-    /// Opens fail with `EBUSY` while set.
-    claimed: AtomicBool,
+    /// [`CLAIMED`]: opens fail with `EBUSY`; [`CLAIM_WAITERS`]: somebody sleeps until the
+    /// claim ends ([`DiskRef::claim_for_removal`]).
+    claimed: AtomicU32,
 }
+
+/// The bit of [`DiskData`]'s `claimed` word set while a [`Claim`] exists.
+const CLAIMED: u32 = 1;
+/// The bit of [`DiskData`]'s `claimed` word that says somebody waits for the claim's end.
+const CLAIM_WAITERS: u32 = 2;
 
 #[pinned_drop]
 impl<T: DiskOps> PinnedDrop for DiskData<T> {
@@ -72,6 +81,11 @@ impl<T: DiskOps> PinnedDrop for DiskData<T> {
 }
 
 impl<T: DiskOps> DiskData<T> {
+    /// Whether a [`Claim`] exists (read under `open_mutex`, where it changes).
+    fn is_claimed(&self) -> bool {
+        self.claimed.load(Ordering::Relaxed) & CLAIMED != 0
+    }
+
     /// The published I/O state.
     ///
     /// # Safety
@@ -150,11 +164,6 @@ const _: () = assert!(
     ffi::c::HAVE_ZRAM_DRV_H == 0 || LOGICAL_BLOCK_SIZE as i64 == ffi::c::ZRAM_LOGICAL_BLOCK_SIZE
 );
 
-/// Lockdep class of the disks' queues (what the `blk_alloc_disk()` macro declares per call
-/// site). `kernel::static_lock_class!` cannot be used out of tree on 6.12.
-// SAFETY: an all-zero `lock_class_key` is how C's static keys start out.
-static mut DISK_LOCK_KEY: bindings::lock_class_key = unsafe { core::mem::zeroed() };
-
 /// A disk added to the system, owning the driver data its callbacks receive.
 ///
 /// # Invariants
@@ -198,25 +207,18 @@ impl Write for NameWriter<'_> {
     }
 }
 
-impl<T: DiskOps> GenDisk<T> {
-    /// Allocates and adds a zram-style disk: bio-based, 4 KiB logical blocks and page-sized
-    /// physical blocks (as C zram on every page size), discard, write-zeroes where a page is
-    /// 4 KiB, synchronous and stable writes, no partitions, capacity 0.
-    pub(crate) fn add(
-        driver: &Arc<DiskDriver<T>>,
-        minor: u32,
-        name: core::fmt::Arguments<'_>,
-        ops: impl PinInit<T>,
-        groups: &'static AttributeGroups<T>,
-    ) -> Result<Self> {
-        let data = KBox::pin_init(
-            pin_init!(DiskData {
-                ops <- ops,
-                io: AtomicPtr::new(core::ptr::null_mut()),
-                claimed: AtomicBool::new(false),
-            }),
-            GFP_KERNEL,
-        )?;
+/// A gendisk allocated and not added yet, freed (`put_disk()`) by a guard unless
+/// [`UnaddedDisk::add`] adds it.
+///
+/// # Invariants
+///
+/// The guard holds a gendisk from `blk_alloc_disk()` that nobody else sees and that was not
+/// added; its cleanup function frees it.
+struct UnaddedDisk(ScopeGuard<NonNull<bindings::gendisk>, fn(NonNull<bindings::gendisk>)>);
+
+impl UnaddedDisk {
+    /// Allocates a gendisk with zram's queue limits (see [`GenDisk::add`]).
+    fn alloc() -> Result<Self> {
         let page = bindings::PAGE_SIZE as u32;
         let mut limits = bindings::queue_limits {
             logical_block_size: LOGICAL_BLOCK_SIZE,
@@ -234,40 +236,98 @@ impl<T: DiskOps> GenDisk<T> {
             features: ffi::BLK_FEAT_STABLE_WRITES | ffi::BLK_FEAT_SYNCHRONOUS,
             ..Default::default()
         };
-        // SAFETY: `limits` is a valid `queue_limits` (zero means "default" for the rest); the
-        // lock class key is a static that lives as long as the module.
-        let raw = unsafe {
-            bindings::__blk_alloc_disk(&mut limits, bindings::NUMA_NO_NODE, &raw mut DISK_LOCK_KEY)
-        };
+        // SAFETY: `limits` is a valid `queue_limits` (zero means "default" for the rest),
+        // read during the call only.
+        let raw = unsafe { ffi::zram_rs_blk_alloc_disk(&mut limits, bindings::NUMA_NO_NODE) };
         let raw = NonNull::new(kernel::error::from_err_ptr(raw)?).ok_or(ENOMEM)?;
-        // SAFETY: `raw` is a fresh gendisk nobody else sees yet.
-        let disk = unsafe { &mut *raw.as_ptr() };
+        let free: fn(NonNull<bindings::gendisk>) = |raw| {
+            // SAFETY: a gendisk that was never added and that only this guard holds.
+            unsafe { bindings::put_disk(raw.as_ptr()) }
+        };
+        // INVARIANT: a fresh gendisk, not added, with the guard that frees it.
+        Ok(Self(ScopeGuard::new_with_data(raw, free)))
+    }
+
+    /// The gendisk, to be set up.
+    fn gendisk(&mut self) -> &mut bindings::gendisk {
+        // SAFETY: a live gendisk that only this value sees (type invariant), borrowed for as
+        // long as `self` is.
+        unsafe { &mut *self.0.as_ptr() }
+    }
+
+    /// Writes the disk's name (`EINVAL` if it does not fit).
+    fn set_name(&mut self, name: core::fmt::Arguments<'_>) -> Result {
         let mut writer = NameWriter {
-            buf: &mut disk.disk_name,
+            buf: &mut self.gendisk().disk_name,
             len: 0,
         };
-        if writer.write_fmt(name).is_err() {
-            // SAFETY: the disk was never added; `put_disk` frees it.
-            unsafe { bindings::put_disk(raw.as_ptr()) };
-            return Err(EINVAL);
-        }
+        writer.write_fmt(name).map_err(|_| EINVAL)
+    }
+
+    /// Makes it minor `minor` of `driver`'s major, without partitions, with `driver`'s
+    /// operations and `data` as the driver data its callbacks receive.
+    fn set_device<T: DiskOps>(
+        &mut self,
+        driver: &DiskDriver<T>,
+        minor: u32,
+        data: &Pin<KBox<DiskData<T>>>,
+    ) {
+        let disk = self.gendisk();
         disk.major = driver.major as c_int;
         disk.first_minor = minor as c_int;
         disk.minors = 1;
         disk.flags |= bindings::GENHD_FL_NO_PART as c_int;
         disk.fops = &driver.fops;
-        disk.private_data = core::ptr::from_ref::<DiskData<T>>(&data)
+        disk.private_data = core::ptr::from_ref::<DiskData<T>>(data)
             .cast_mut()
             .cast::<c_void>();
+    }
+
+    /// Adds the disk with the attribute `groups`; on failure the guard frees it.
+    fn add<T: DiskOps>(
+        self,
+        groups: &'static AttributeGroups<T>,
+    ) -> Result<NonNull<bindings::gendisk>> {
+        let raw = *self.0;
         // SAFETY: a fully set up, not yet added disk; `groups` is a static NULL-terminated list.
         let ret = unsafe {
             bindings::device_add_disk(core::ptr::null_mut(), raw.as_ptr(), groups.as_ptr())
         };
         if ret != 0 {
-            // SAFETY: adding failed, so the disk is only ours; `put_disk` frees it.
-            unsafe { bindings::put_disk(raw.as_ptr()) };
+            // `self` drops here: the guard frees the disk, which adding left only ours.
             return Err(Error::from_errno(ret));
         }
+        // Added: from now the disk is `GenDisk`'s, deleted by its `Drop`.
+        Ok(self.0.dismiss())
+    }
+}
+
+impl<T: DiskOps> GenDisk<T> {
+    /// Allocates and adds a zram-style disk: bio-based, 4 KiB logical blocks and page-sized
+    /// physical blocks (as C zram on every page size), discard, write-zeroes where a page is
+    /// 4 KiB, synchronous and stable writes, no partitions, capacity 0.
+    ///
+    /// Built in steps ([`UnaddedDisk`]): until `device_add_disk()` succeeds, a guard frees
+    /// the half-built gendisk on every error.
+    pub(crate) fn add(
+        driver: &Arc<DiskDriver<T>>,
+        minor: u32,
+        name: core::fmt::Arguments<'_>,
+        ops: impl PinInit<T>,
+        groups: &'static AttributeGroups<T>,
+    ) -> Result<Self> {
+        let data = KBox::pin_init(
+            pin_init!(DiskData {
+                ops <- ops,
+                io: AtomicPtr::new(core::ptr::null_mut()),
+                claimed: AtomicU32::new(0),
+            }),
+            GFP_KERNEL,
+        )?;
+        let mut disk = UnaddedDisk::alloc()?;
+        disk.set_name(name)?;
+        disk.set_device(driver, minor, &data);
+        let raw = disk.add(groups)?;
         // INVARIANT: added, with `private_data` and `fops` pointing into fields of `Self`.
         Ok(Self {
             raw,
@@ -383,11 +443,11 @@ impl<'a, T: DiskOps> DiskRef<'a, T> {
     /// Until the claim is dropped, opens fail with `EBUSY`.
     pub(crate) fn claim(&self) -> Result<Claim<'a, T>> {
         self.with_open_mutex(|openers| {
-            if openers > 0 || self.data.claimed.load(Ordering::Relaxed) {
+            if openers > 0 || self.data.is_claimed() {
                 return Err(EBUSY);
             }
             // INVARIANT: set under `open_mutex` with no openers.
-            self.data.claimed.store(true, Ordering::Relaxed);
+            self.data.claimed.fetch_or(CLAIMED, Ordering::Relaxed);
             // INVARIANT: this thread just set `claimed`.
             Ok(Claim { disk: *self })
         })
@@ -403,19 +463,19 @@ impl<'a, T: DiskOps> DiskRef<'a, T> {
                 if openers > 0 {
                     return Some(Err(EBUSY));
                 }
-                if self.data.claimed.load(Ordering::Relaxed) {
+                if self.data.is_claimed() {
                     return None;
                 }
                 // INVARIANT: set under `open_mutex` with no openers.
-                self.data.claimed.store(true, Ordering::Relaxed);
+                self.data.claimed.fetch_or(CLAIMED, Ordering::Relaxed);
                 // INVARIANT: this thread just set `claimed`.
                 Some(Ok(Claim { disk: *self }))
             });
             if let Some(result) = decided {
                 return result;
             }
-            // SAFETY: sleeps for a millisecond; no lock of this disk is held.
-            unsafe { bindings::msleep(1) };
+            // Sleeps until that claim's drop wakes it (no lock of this disk is held).
+            bit_wait::wait_while_set(&self.data.claimed, CLAIMED, CLAIM_WAITERS);
         }
     }
 
@@ -490,8 +550,14 @@ impl<'a, T: DiskOps> Claim<'a, T> {
 impl<T: DiskOps> Drop for Claim<'_, T> {
     fn drop(&mut self) {
         let data = self.disk.data;
-        self.disk
-            .with_open_mutex(|_| data.claimed.store(false, Ordering::Relaxed));
+        // Clears the waiters bit too; acquiring, so that a sleeper's queueing is seen by the
+        // wake.
+        let old = self
+            .disk
+            .with_open_mutex(|_| data.claimed.swap(0, Ordering::AcqRel));
+        if old & CLAIM_WAITERS != 0 {
+            bit_wait::wake_waiters(&data.claimed);
+        }
     }
 }
 
@@ -581,7 +647,7 @@ unsafe extern "C" fn open_callback<T: DiskOps>(
 ) -> c_int {
     // SAFETY: the block layer calls `open` on one of our live disks, with `open_mutex` held.
     let data = unsafe { driver_data::<T>(disk) };
-    if data.claimed.load(Ordering::Relaxed) {
+    if data.is_claimed() {
         EBUSY.to_errno()
     } else {
         0

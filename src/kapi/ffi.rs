@@ -108,8 +108,6 @@ extern "C" {
     #[cfg(target_arch = "aarch64")]
     #[link_name = "flush_dcache_page"]
     pub(crate) fn arch_flush_dcache_page(page: *mut bindings::page);
-    /// `msleep()` (`linux/delay.h`, not in the kernel crate's bindings).
-    pub(crate) fn msleep(msecs: c_uint);
 
     // A file read whole (`include/linux/kernel_read_file.h`), in `vmalloc` memory.
     pub(crate) fn kernel_read_file_from_path(
@@ -137,6 +135,11 @@ extern "C" {
     pub(crate) fn zram_rs_this_cpu() -> c_uint;
     /// `disk_openers()`.
     pub(crate) fn zram_rs_disk_openers(disk: *mut bindings::gendisk) -> c_uint;
+    /// `blk_alloc_disk()`, with the shim's lockdep class key for the queue.
+    pub(crate) fn zram_rs_blk_alloc_disk(
+        lim: *mut bindings::queue_limits,
+        node: c_int,
+    ) -> *mut bindings::gendisk;
     /// `mutex_lock()` / `mutex_unlock()` on `disk->open_mutex` (a macro under lockdep).
     pub(crate) fn zram_rs_lock_open_mutex(disk: *mut bindings::gendisk);
     pub(crate) fn zram_rs_unlock_open_mutex(disk: *mut bindings::gendisk);

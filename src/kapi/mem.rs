@@ -13,6 +13,9 @@ use kernel::prelude::*;
 
 pub(crate) use ffi::{GFP_POOL_OBJECT, GFP_POOL_OBJECT_FAST, GFP_POOL_OBJECT_QUIET};
 
+/// The GFP mask of a pool allocation ([`super::zspool::ZsPool::alloc`]).
+pub(crate) type PoolGfp = bindings::gfp_t;
+
 /// `flush_dcache_page()`: after the CPU wrote to a page that may be mapped to user space (a
 /// read's destination), as C zram does after every read. Nothing on x86_64, where the C
 /// function is empty (`shim.c` checks that at build time); a direct call of the exported

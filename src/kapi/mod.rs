@@ -5,7 +5,7 @@
 //! The C declarations (`ffi`) are private to this folder, wrapped by one module per C library
 //! or kernel facility. The differences between the kernels' interfaces are chosen here, by
 //! `cfg`s Kbuild derives from the tree being built against (only `module!`'s keys sit in the
-//! crate root); C zram's user ABI per kernel (`zram_abi_7_3`) is chosen where it is written.
+//! crate root). C zram's user ABI per kernel is not chosen here but in `abi/`.
 
 pub(crate) mod bdev;
 pub(crate) mod bio;
@@ -34,19 +34,20 @@ pub(crate) mod trylock;
 #[cfg(zram_rs_backend_deflate)]
 pub(crate) mod zlib;
 pub(crate) mod zspool;
+// zsmalloc's object access of the tree built against (Kbuild's probe), for `zspool.rs`.
+#[cfg(not(zram_rs_zs_obj_rw))]
+mod zs_map;
+#[cfg(not(zram_rs_zs_obj_rw))]
+use zs_map as zs_access;
+#[cfg(zram_rs_zs_obj_rw)]
+mod zs_obj_rw;
+#[cfg(zram_rs_zs_obj_rw)]
+use zs_obj_rw as zs_access;
 #[cfg(zram_rs_backend_zstd)]
 pub(crate) mod zstd;
 
 /// What zram_rs keeps of C zram's private layout, per kernel.
 pub(crate) mod c_zram {
-    /// `ZRAM_HUGE - ZRAM_FLAG_SHIFT`: 7.3 put a lock bit, and moved its writeback flags, in
-    /// front of it (checked against `zram_drv.h` in `table.rs` where the tree has it).
-    #[cfg(not(zram_abi_7_3))]
-    pub(crate) const HUGE_FLAG: u32 = 3;
-    /// See above.
-    #[cfg(zram_abi_7_3)]
-    pub(crate) const HUGE_FLAG: u32 = 4;
-
     /// Bit numbers of C zram's page flags in this kernel's `zram_drv.h`.
     pub(crate) struct Flags {
         /// `ZRAM_FLAG_SHIFT`.

@@ -61,6 +61,16 @@ unsigned int zram_rs_this_cpu(void)
 	return raw_smp_processor_id();
 }
 
+/*
+ * blk_alloc_disk() is a macro: it declares the lockdep class key of the disk's queue at its
+ * call site, here, for every zram_rs disk.
+ */
+struct gendisk *zram_rs_blk_alloc_disk(struct queue_limits *lim, int node);
+struct gendisk *zram_rs_blk_alloc_disk(struct queue_limits *lim, int node)
+{
+	return blk_alloc_disk(lim, node);
+}
+
 unsigned int zram_rs_disk_openers(struct gendisk *disk);
 unsigned int zram_rs_disk_openers(struct gendisk *disk)
 {

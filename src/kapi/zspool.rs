@@ -2,13 +2,13 @@
 //! A safe owner of one zsmalloc pool: creation and destruction, allocation of objects as
 //! [`ZsHandle`]s, copying data in and out of them, and the pool's memory figures.
 //!
-//! Two zsmalloc interfaces, chosen by the tree built against: `zs_map_object`/`zs_unmap_object`
-//! (6.12: a mapping that disables preemption until released), or `zs_obj_read_begin`/`_end`
-//! and `zs_obj_write` (`zram_rs_zs_obj_rw`, 7.x: a read of an object that spans two pages is
-//! copied into a buffer the caller lends, and `zs_malloc` takes a NUMA node). Either way the
-//! views here live only inside one call, and the caller must not sleep in it.
+//! zsmalloc's object access differs between kernels: one module per interface implements it
+//! (`zs_map.rs`, 6.12's `zs_map_object`; `zs_obj_rw.rs`, 7.x's `zs_obj_read_begin`/`_end` and
+//! `zs_obj_write`), and `kapi/mod.rs` names the tree's as `zs_access`. Either way the views
+//! here live only inside one call, and the caller must not sleep in it.
 
 use super::ffi;
+use super::zs_access;
 use core::ptr::NonNull;
 use kernel::bindings;
 use kernel::prelude::*;
@@ -62,26 +62,11 @@ impl<'a> ZsHandle<'a> {
     }
 
     /// Copies `data` into the object; only `min(data.len(), size)` bytes are copied.
-    #[cfg(not(zram_rs_zs_obj_rw))]
-    pub(crate) fn write(&self, data: &[u8]) {
-        let pool = self.pool.raw.as_ptr();
-        let len = data.len().min(self.size);
-        // SAFETY: the handle is a live object of `pool` (type invariant); the write-only
-        // mapping covers the object's `size` bytes and is released right after the copy.
-        let dst = unsafe { ffi::zs_map_object(pool, self.raw, ffi::ZS_MM_WO) };
-        // SAFETY: `dst` is mapped for `size >= len` bytes and does not overlap `data`.
-        unsafe { core::ptr::copy_nonoverlapping(data.as_ptr(), dst.cast::<u8>(), len) };
-        // SAFETY: releases the mapping made above; nothing in between could sleep.
-        unsafe { ffi::zs_unmap_object(pool, self.raw) };
-    }
-
-    /// Copies `data` into the object; only `min(data.len(), size)` bytes are copied.
-    #[cfg(zram_rs_zs_obj_rw)]
     pub(crate) fn write(&self, data: &[u8]) {
         let len = data.len().min(self.size);
-        // SAFETY: the handle is a live object of the pool (type invariant) of `size >= len`
-        // bytes; zsmalloc copies `len` bytes from `data`, which it only reads.
-        unsafe { ffi::zs_obj_write(self.pool.raw.as_ptr(), self.raw, data.as_ptr().cast(), len) };
+        // SAFETY: the handle is a live object of the live pool (type invariants) of
+        // `size >= len` bytes.
+        unsafe { zs_access::write(self.pool.raw.as_ptr(), self.raw, &data[..len]) };
     }
 }
 
@@ -110,7 +95,7 @@ unsafe impl Sync for ZsPool {}
 
 impl ZsPool {
     /// Whether a read of an object below a page may need a scratch buffer ([`Self::read_raw`]).
-    pub(crate) const READS_NEED_SCRATCH: bool = cfg!(zram_rs_zs_obj_rw);
+    pub(crate) const READS_NEED_SCRATCH: bool = zs_access::READS_NEED_SCRATCH;
 
     /// Creates a pool; `name` shows in zsmalloc's debug output.
     pub(crate) fn new(name: core::fmt::Arguments<'_>) -> Result<Self> {
@@ -126,13 +111,8 @@ impl ZsPool {
         if size == 0 || size > bindings::PAGE_SIZE {
             return Err(EINVAL);
         }
-        let pool = self.raw.as_ptr();
-        #[cfg(not(zram_rs_zs_obj_rw))]
-        // SAFETY: `pool` is live by the type invariant.
-        let raw = unsafe { ffi::zs_malloc(pool, size, gfp) };
-        #[cfg(zram_rs_zs_obj_rw)]
-        // SAFETY: as above; any node will do (`NUMA_NO_NODE`).
-        let raw = unsafe { ffi::zs_malloc(pool, size, gfp, bindings::NUMA_NO_NODE) };
+        // SAFETY: the pool is live by the type invariant.
+        let raw = unsafe { zs_access::malloc(self.raw.as_ptr(), size, gfp) };
         if ffi::is_err_value(raw) || raw == 0 {
             return Err(ENOMEM);
         }
@@ -153,31 +133,6 @@ impl ZsPool {
     ///
     /// `raw`/`size` describe a live object of this pool (what [`ZsHandle::into_raw`] returned)
     /// that nobody frees while `f` runs.
-    #[cfg(not(zram_rs_zs_obj_rw))]
-    #[inline(always)]
-    pub(crate) unsafe fn read_raw<R>(
-        &self,
-        raw: usize,
-        size: usize,
-        _scratch: &mut [u8],
-        f: impl FnOnce(&[u8]) -> R,
-    ) -> Option<R> {
-        // SAFETY: the object is live by the caller's guarantee.
-        let src = unsafe { ffi::zs_map_object(self.raw.as_ptr(), raw, ffi::ZS_MM_RO) };
-        // SAFETY: the mapping covers the object's `size` bytes and stays valid until
-        // `zs_unmap_object()` below, after `f` is done with the slice.
-        let result = f(unsafe { core::slice::from_raw_parts(src.cast::<u8>(), size) });
-        // SAFETY: releases the mapping made above; `f` could not sleep.
-        unsafe { ffi::zs_unmap_object(self.raw.as_ptr(), raw) };
-        Some(result)
-    }
-
-    /// See the 6.12 variant above.
-    ///
-    /// # Safety
-    ///
-    /// As there.
-    #[cfg(zram_rs_zs_obj_rw)]
     #[inline(always)]
     pub(crate) unsafe fn read_raw<R>(
         &self,
@@ -186,24 +141,8 @@ impl ZsPool {
         scratch: &mut [u8],
         f: impl FnOnce(&[u8]) -> R,
     ) -> Option<R> {
-        // A whole-page object sits alone in one page (zsmalloc's huge class), so zsmalloc never
-        // copies it; a smaller one may span two pages and be copied into `scratch`.
-        let local_copy = if size >= bindings::PAGE_SIZE {
-            core::ptr::null_mut()
-        } else if scratch.len() >= size {
-            scratch.as_mut_ptr().cast()
-        } else {
-            return None;
-        };
-        // SAFETY: the object is live by the caller's guarantee; `local_copy` holds `size`
-        // bytes where zsmalloc may need them (above).
-        let src = unsafe { ffi::zs_obj_read_begin(self.raw.as_ptr(), raw, size, local_copy) };
-        // SAFETY: `src` shows the object's `size` bytes until `zs_obj_read_end()` below, after
-        // `f` is done with the slice; `scratch` is not touched meanwhile.
-        let result = f(unsafe { core::slice::from_raw_parts(src.cast::<u8>(), size) });
-        // SAFETY: ends the read begun above, with the same length and pointer.
-        unsafe { ffi::zs_obj_read_end(self.raw.as_ptr(), raw, size, src) };
-        Some(result)
+        // SAFETY: a live pool (type invariant) and object (the caller's guarantee, with `f`).
+        unsafe { zs_access::read(self.raw.as_ptr(), raw, size, scratch, f) }
     }
 
     /// Pages the pool holds from the page allocator.

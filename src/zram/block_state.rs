@@ -7,7 +7,7 @@ use super::Zram;
 use crate::kapi::cpu;
 use crate::kapi::debugfs::Records;
 use crate::slot::{Priority, SlotContent};
-use crate::stats::BlockState;
+use crate::stat_format::BlockState;
 use kernel::prelude::*;
 
 impl Records for Zram {

@@ -15,14 +15,18 @@
 //! selected slots carry the post-processing mark (`ZRAM_PP_SLOT`, [`Mark::Writeback`]) until
 //! their turn: an access before it takes the mark away and the slot is skipped, as in C.
 
-use super::writeback::{release, select_slots, unmark};
-use super::{lock_with_stream_of, read_locked, read_plain, Plain, SlotGuard, Storage, Zram};
-use crate::attrs::parse_errno;
+use super::post_process::{release, select_slots, unmark};
+use super::slot_access::{lock_with_stream_of, read_locked, read_plain, Plain};
+use super::{Storage, Zram};
+use crate::abi::{Abi, Selection};
 use crate::kapi::bounce::BouncePage;
-use crate::kapi::{cpu, mem};
-use crate::recompress_args::{self, Recompress};
+use crate::kapi::cpu;
+use crate::kapi::zspool::ZsHandle;
+use crate::recompress_args::{self, Mode, Recompress};
 use crate::slot::{Priority, SlotContent};
 use crate::table::Mark;
+use crate::table::SlotGuard;
+use crate::Kernel;
 use core::ops::Range;
 use kernel::prelude::*;
 
@@ -39,25 +43,23 @@ enum Targets {
 impl Zram {
     /// `recompress`, as C zram of the kernel built for takes and answers it.
     pub(crate) fn recompress(&self, input: &[u8]) -> Result {
-        let abi_7_3 = cfg!(zram_abi_7_3);
-        let request = recompress_args::recompress(input, abi_7_3).map_err(parse_errno)?;
-        if abi_7_3 {
-            self.recompress_7_3(&request)
-        } else {
-            self.recompress_6_12(&request)
+        let request = Kernel::recompress_request(input)?;
+        match Kernel::SELECTION {
+            Selection::IndexOrder => self.recompress_in_index_order(&request),
+            Selection::MarkedLargestFirst => self.recompress_marked(&request),
         }
     }
 
     /// C 6.12: `EINVAL` for a threshold at or above the huge class or before initialisation,
     /// `EAGAIN` while a writeback runs, `EINVAL` for an `algo` no priority from the first one
     /// tried has; then every slot in index order.
-    fn recompress_6_12(&self, request: &Recompress<'_>) -> Result {
+    fn recompress_in_index_order(&self, request: &Recompress<'_>) -> Result {
         // Before any lock, as C.
         check_threshold(request, self.huge_class_size())?;
         // For reading until the recompression has ended (see `release`): a `reset` waits.
         let config = self.init_lock.read();
         let storage = self.storage().ok_or(EINVAL)?;
-        let running = self.writeback.start()?;
+        let running = self.post_processing.start()?;
         let choice = self.choice.lock();
         let range = recompress_args::priorities_6_12(request, |index| choice.name_at(index));
         drop(choice);
@@ -97,13 +99,13 @@ impl Zram {
     /// progress is waited for; then `EINVAL` before initialisation, for a priority out of
     /// range, an `algo` that is not the priority's or no priority's, or a priority without an
     /// algorithm. The slots that qualify are marked first, then recompressed largest first.
-    fn recompress_7_3(&self, request: &Recompress<'_>) -> Result {
+    fn recompress_marked(&self, request: &Recompress<'_>) -> Result {
         // Before any lock, as C.
         check_threshold(request, self.huge_class_size())?;
         // For reading until the recompression has ended (see `release`): a `reset` waits.
         let config = self.init_lock.read();
         // C takes its device lock here.
-        let running = self.writeback.start()?;
+        let running = self.post_processing.start()?;
         let storage = self.storage().ok_or(EINVAL)?;
         let choice = self.choice.lock();
         let priority = recompress_args::priority_7_3(request, |index| choice.name_at(index));
@@ -170,84 +172,24 @@ impl Zram {
         request: &Recompress<'_>,
         targets: Targets,
     ) -> Result {
-        let selected = matches!(targets, Targets::One(_));
-        let threshold = request.threshold as usize;
-        let mode = request.mode;
-        // The locked slot's content, object size and priority if it is to be recompressed.
-        let candidate = |slot: &SlotGuard<'_>| -> Option<(SlotContent, usize, Priority)> {
-            let content = slot.content();
-            let SlotContent::Stored {
-                size,
-                huge,
-                priority,
-                ..
-            } = content
-            else {
-                return None;
-            };
-            let qualifies = if selected {
-                // Unchanged and not accessed since it was selected if still marked.
-                slot.has_mark(Mark::Writeback)
-            } else {
-                // Not being written back (C 6.12's `ZRAM_UNDER_WB`), not incompressible.
-                !slot.has_mark(Mark::Writeback)
-                    && !slot.is_incompressible()
-                    && (!mode.idle || slot.is_idle())
-                    && (!mode.huge || huge)
-            };
-            (qualifies && size >= threshold).then_some((content, size, priority))
+        let wanted = Wanted {
+            selected: matches!(targets, Targets::One(_)),
+            mode: request.mode,
+            threshold: request.threshold as usize,
         };
-        // The page has been read from the locked slot into `page`: from now the page is not
-        // idle (as in C), and the slot is marked for recompression.
-        let taken = |slot: &mut SlotGuard<'_>, size, priority| {
-            slot.unmark_idle();
-            slot.set_mark(Mark::Recompress);
-            // Taken away by an access while the slot is unlocked (`SlotGuard::accessed`).
-            slot.set_mark(Mark::Untouched);
-            (size, priority)
-        };
-        // First a look without a stream, as C takes one slot lock for each slot it skips;
-        // a page stored whole is read under that lock, it needs no stream.
-        let whole = {
-            let Some(mut slot) = storage.pages.lock(index) else {
-                return Ok(());
-            };
-            let Some((content, size, priority)) = candidate(&slot) else {
-                return Ok(());
-            };
-            match Plain::of(content) {
-                Some(plain) => {
-                    read_plain(&slot, plain, index, page.bytes_mut())?;
-                    Ok(taken(&mut slot, size, priority))
-                }
-                None => Err(priority),
-            }
-        };
-        let (old_size, current) = match whole {
-            Ok(read) => read,
-            Err(priority) => {
-                // A compressed object: locked again with a stream of its algorithm, and
-                // looked at again.
-                let read =
-                    lock_with_stream_of(storage, index, priority, |slot, stream| -> Result<_> {
-                        let Some((content, size, priority)) = candidate(slot) else {
-                            return Ok(None);
-                        };
-                        read_locked(slot, content, index, page.bytes_mut(), stream)?;
-                        Ok(Some(taken(slot, size, priority)))
-                    });
-                let Some((stream, read)) = read else {
-                    return Ok(());
-                };
-                drop(stream);
-                let Some(read) = read? else {
-                    return Ok(());
-                };
-                read
-            }
+        let Some((old_size, current)) = read_for_recompression(storage, index, page, &wanted)?
+        else {
+            return Ok(());
         };
         let result = self.recompress_object(
-            storage, index, page, budget, threshold, &targets, old_size, current,
+            storage,
+            index,
+            page,
+            budget,
+            wanted.threshold,
+            &targets,
+            old_size,
+            current,
         );
         if result.is_err() {
             // (Every other end takes the marks away itself.)
@@ -310,66 +252,172 @@ impl Zram {
             }
             // C 6.12 allocates without direct reclaim, 7.3 with it; either way quietly, and a
             // failure keeps the old object and ends the recompression.
-            let gfp = if cfg!(zram_abi_7_3) {
-                mem::GFP_POOL_OBJECT_QUIET
-            } else {
-                mem::GFP_POOL_OBJECT_FAST
-            };
-            let handle = pool.alloc(object.len(), gfp)?;
+            let handle = pool.alloc(object.len(), Kernel::GFP_RECOMPRESS)?;
             handle.write(object);
             drop(stream);
-            let Some(mut slot) = storage.pages.lock(index) else {
-                return Ok(());
-            };
-            if !slot.has_mark(Mark::Recompress) {
-                // Changed or freed meanwhile (which took both marks away): the new object goes
-                // (after the unlock).
-                drop(slot);
-                return Ok(());
+            return self.store_recompressed(storage, index, handle, priority);
+        }
+        // Nothing kept. Not counted if none was tried.
+        let incompressible = last.is_some_and(|(no_smaller_class, above_threshold)| {
+            if let Targets::Range(_) = targets {
+                *budget = budget.saturating_sub(1);
             }
-            let size = handle.size();
-            // A read while the slot was unlocked: in C it waited for the slot and came after
-            // the recompression, so its access time stays. (An `idle` write waits for the
-            // slot's recompression, `Zram::mark_idle`.)
-            let read_at = (!slot.has_mark(Mark::Untouched)).then(|| slot.access_time());
-            // Also takes the marks (idle, recompression) and the access time away, as C's
-            // `zram_free_page()` before it stores the new object.
-            let old = slot
-                .store_object(handle, false, priority)
-                .map_err(|_| EIO)?;
-            if let Some(seconds) = read_at {
-                slot.accessed(seconds);
-            }
-            self.stats.stored_object(size, false);
+            targets.incompressible(storage, tried, no_smaller_class, above_threshold)
+        });
+        keep_old_object(storage, index, incompressible);
+        Ok(())
+    }
+
+    /// Stores `handle`, the object page `index` was recompressed to by the algorithm of
+    /// `priority`, if the slot is still marked for its recompression (else the slot changed or
+    /// was freed meanwhile, which took the marks away, and the new object goes).
+    fn store_recompressed(
+        &self,
+        storage: &Storage,
+        index: usize,
+        handle: ZsHandle<'_>,
+        priority: Priority,
+    ) -> Result {
+        let Some(mut slot) = storage.pages.lock(index) else {
+            return Ok(());
+        };
+        if !slot.has_mark(Mark::Recompress) {
+            // The new object is freed after the unlock.
             drop(slot);
-            storage.removed(&self.stats, old);
             return Ok(());
         }
-        // Nothing kept. Incompressible when every recompression algorithm was tried in this
-        // write and the last gave no smaller class (6.12), or when the last configured one
-        // gave no smaller class or too many bytes (7.3). Not counted if none was tried.
-        let incompressible = match last {
-            None => false,
-            Some((no_smaller_class, above_threshold)) => {
-                if let Targets::Range(_) = targets {
-                    *budget = budget.saturating_sub(1);
-                }
-                match targets {
-                    Targets::Range(_) => no_smaller_class && tried == storage.recompressors.count(),
-                    Targets::One(priority) => {
-                        (no_smaller_class || above_threshold)
-                            && storage.recompressors.is_last(*priority)
-                    }
-                }
-            }
-        };
-        if let Some(mut slot) = storage.pages.lock(index) {
-            if incompressible && slot.has_mark(Mark::Recompress) {
-                slot.mark_incompressible();
-            }
-            unmark_recompressed(&mut slot);
+        let size = handle.size();
+        // A read while the slot was unlocked: in C it waited for the slot and came after
+        // the recompression, so its access time stays. (An `idle` write waits for the
+        // slot's recompression, `Zram::mark_idle`.)
+        let read_at = (!slot.has_mark(Mark::Untouched)).then(|| slot.access_time());
+        // Also takes the marks (idle, recompression) and the access time away, as C's
+        // `zram_free_page()` before it stores the new object.
+        let old = slot
+            .store_object(handle, false, priority)
+            .map_err(|_| EIO)?;
+        if let Some(seconds) = read_at {
+            slot.accessed(seconds);
         }
+        self.stats.stored_object(size, false);
+        drop(slot);
+        storage.removed(&self.stats, old);
         Ok(())
+    }
+}
+
+impl Targets {
+    /// Whether a page none of whose recompressions was kept is incompressible, the last
+    /// attempt having given `no_smaller_class` and been `above_threshold`, after `tried`
+    /// attempts: when every recompression algorithm was tried in this write and the last gave
+    /// no smaller class (6.12), or when the last configured one gave no smaller class or too
+    /// many bytes (7.3).
+    fn incompressible(
+        &self,
+        storage: &Storage,
+        tried: usize,
+        no_smaller_class: bool,
+        above_threshold: bool,
+    ) -> bool {
+        match self {
+            Targets::Range(_) => no_smaller_class && tried == storage.recompressors.count(),
+            Targets::One(priority) => {
+                (no_smaller_class || above_threshold) && storage.recompressors.is_last(*priority)
+            }
+        }
+    }
+}
+
+/// Which slots a recompression takes.
+struct Wanted {
+    /// Selected and marked beforehand (7.3): those still marked.
+    selected: bool,
+    /// Else (6.12) by `type=`.
+    mode: Mode,
+    /// Objects of at least this many bytes (0: any).
+    threshold: usize,
+}
+
+impl Wanted {
+    /// The locked slot's content, object size and priority if it is to be recompressed.
+    fn candidate(&self, slot: &SlotGuard<'_>) -> Option<(SlotContent, usize, Priority)> {
+        let content = slot.content();
+        let SlotContent::Stored {
+            size,
+            huge,
+            priority,
+            ..
+        } = content
+        else {
+            return None;
+        };
+        let qualifies = if self.selected {
+            // Unchanged and not accessed since it was selected if still marked.
+            slot.has_mark(Mark::Writeback)
+        } else {
+            // Not being written back (C 6.12's `ZRAM_UNDER_WB`), not incompressible.
+            !slot.has_mark(Mark::Writeback)
+                && !slot.is_incompressible()
+                && (!self.mode.idle || slot.is_idle())
+                && (!self.mode.huge || huge)
+        };
+        (qualifies && size >= self.threshold).then_some((content, size, priority))
+    }
+}
+
+/// Reads page `index` into `page` if `wanted` takes its slot, and marks the slot for
+/// recompression; returns the object's size and priority, or `None` for a slot passed over.
+/// First a look without a stream, as C takes one slot lock for each slot it skips; a page
+/// stored whole is read under that lock, it needs no stream. A compressed object is locked
+/// again with a stream of its algorithm ([`lock_with_stream_of`]), and looked at again.
+fn read_for_recompression(
+    storage: &Storage,
+    index: usize,
+    page: &mut BouncePage,
+    wanted: &Wanted,
+) -> Result<Option<(usize, Priority)>> {
+    let priority = {
+        let Some(mut slot) = storage.pages.lock(index) else {
+            return Ok(None);
+        };
+        let Some((content, size, priority)) = wanted.candidate(&slot) else {
+            return Ok(None);
+        };
+        if let Some(plain) = Plain::of(content) {
+            read_plain(&slot, plain, index, page.bytes_mut())?;
+            return Ok(Some(taken(&mut slot, size, priority)));
+        }
+        priority
+    };
+    let read = lock_with_stream_of(storage, index, priority, |slot, stream| -> Result<_> {
+        let Some((content, size, priority)) = wanted.candidate(slot) else {
+            return Ok(None);
+        };
+        read_locked(slot, content, index, page.bytes_mut(), stream)?;
+        Ok(Some(taken(slot, size, priority)))
+    });
+    // The stream goes back after the unlock.
+    read.map_or(Ok(None), |(_stream, read)| read)
+}
+
+/// The page has been read from the locked slot: from now the page is not idle (as in C), and
+/// the slot is marked for recompression. Passes on the object's `size` and `priority`.
+fn taken(slot: &mut SlotGuard<'_>, size: usize, priority: Priority) -> (usize, Priority) {
+    slot.unmark_idle();
+    slot.set_mark(Mark::Recompress);
+    // Taken away by an access while the slot is unlocked (`SlotGuard::accessed`).
+    slot.set_mark(Mark::Untouched);
+    (size, priority)
+}
+
+/// Ends the recompression of page `index` that kept its old object: the slot, unless it changed
+/// meanwhile, is marked `incompressible` if so found, and loses the recompression's marks.
+fn keep_old_object(storage: &Storage, index: usize, incompressible: bool) {
+    if let Some(mut slot) = storage.pages.lock(index) {
+        if incompressible && slot.has_mark(Mark::Recompress) {
+            slot.mark_incompressible();
+        }
+        unmark_recompressed(&mut slot);
     }
 }
 

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+//! The block I/O path: a bio's pieces (whole pages, or parts of one through a bounce page) read
+//! and written, discards and swap's slot-free notifications ([`DiskOps`], called from the
+//! disk's `submit_bio` and `swap_slot_free_notify`), with the failure counters.
+
+use super::counters::Event;
+use super::page_io::Chain;
+use super::{Storage, Zram};
+use crate::fill::fill;
+use crate::kapi::bio::{Bio, PageDest, Piece};
+use crate::kapi::bounce::BouncePage;
+use crate::kapi::disk::DiskOps;
+use crate::kapi::time;
+use crate::slot::SlotContent;
+use crate::table::{Layout, PAGE_SIZE};
+use kernel::prelude::*;
+use kernel::sync::ArcBorrow;
+
+impl Zram {
+    #[inline(always)]
+    fn read_piece(
+        &self,
+        storage: ArcBorrow<'_, Storage>,
+        piece: Piece,
+        out: &mut [u8],
+        dest: PageDest<'_>,
+        now: u32,
+    ) -> Result {
+        if piece.len == PAGE_SIZE {
+            let chain = Chain { dest, storage };
+            self.read_page(&storage, piece.index, out, Some(chain), now)
+        } else {
+            self.read_part_of_page(&storage, piece.index, piece.offset, out, now)
+        }
+    }
+
+    /// Reads the part of page `index` from byte `offset` that `out` covers (less than a page).
+    /// Takes scalars rather than a [`Piece`], which would be built in memory on every page read.
+    #[inline(never)]
+    fn read_part_of_page(
+        &self,
+        storage: &Storage,
+        index: usize,
+        offset: usize,
+        out: &mut [u8],
+        now: u32,
+    ) -> Result {
+        // Part of an empty or same-filled page expands straight into the requested range: no
+        // bounce page, no copy.
+        {
+            let mut slot = storage.pages.lock(index).ok_or(EIO)?;
+            slot.accessed(now);
+            match slot.content() {
+                SlotContent::Empty => {
+                    fill(out, offset, 0);
+                    return Ok(());
+                }
+                SlotContent::Same(word) => {
+                    fill(out, offset, word as u64);
+                    return Ok(());
+                }
+                SlotContent::WrittenBack(block) => {
+                    drop(slot);
+                    return self.read_written_back(storage, index, block, offset, out, None);
+                }
+                SlotContent::Stored { .. } => {}
+            }
+        }
+        let mut bounce = BouncePage::new()?;
+        let page = bounce.bytes_mut();
+        self.read_page(storage, index, page, None, now)?;
+        let part = page.get(offset..offset + out.len()).ok_or(EIO)?;
+        out.copy_from_slice(part);
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn write_piece(&self, storage: &Storage, piece: Piece, data: &[u8], now: u32) -> Result {
+        if piece.len == PAGE_SIZE {
+            self.write_page(storage, piece.index, data, now)
+        } else {
+            self.write_part_of_page(storage, piece.index, piece.offset, data, now)
+        }
+    }
+
+    /// Writes `data` into page `index` from byte `offset` (less than a page): reads the page,
+    /// patches it, writes it back.
+    #[inline(never)]
+    fn write_part_of_page(
+        &self,
+        storage: &Storage,
+        index: usize,
+        offset: usize,
+        data: &[u8],
+        now: u32,
+    ) -> Result {
+        let mut bounce = BouncePage::new()?;
+        let page = bounce.bytes_mut();
+        self.read_page(storage, index, page, None, now)?;
+        page.get_mut(offset..offset + data.len())
+            .ok_or(EIO)?
+            .copy_from_slice(data);
+        self.write_page(storage, index, page, now)
+    }
+
+    fn free_page(&self, storage: &Storage, index: usize) {
+        if let Some(mut slot) = storage.pages.lock(index) {
+            let old = slot.clear();
+            drop(slot);
+            storage.removed(&self.stats, old);
+        }
+    }
+}
+
+impl DiskOps for Zram {
+    type Io = Storage;
+
+    // The I/O methods are inlined into the disk's `submit_bio` callback: one frame per bio.
+    #[inline(always)]
+    fn read(&self, storage: ArcBorrow<'_, Storage>, bio: &mut Bio<'_>) -> Result {
+        let now = access_time();
+        bio.for_each_piece_out(|piece, out, dest| self.read_piece(storage, piece, out, dest, now))
+            .inspect_err(|_| {
+                self.stats.count(Event::FailedRead);
+            })
+    }
+
+    #[inline(always)]
+    fn write(&self, storage: &Storage, bio: &Bio<'_>) -> Result {
+        let now = access_time();
+        bio.for_each_piece_in(|piece, data| self.write_piece(storage, piece, data, now))
+            .inspect_err(|_| {
+                self.stats.count(Event::FailedWrite);
+            })
+    }
+
+    fn discard(&self, storage: &Storage, start: u64, len: u64) {
+        for index in Layout::discard_pages(start, len) {
+            self.free_page(storage, index as usize);
+            self.stats.count(Event::NotifyFree);
+        }
+    }
+
+    fn swap_slot_free_notify(&self, storage: Option<&Storage>, index: usize) {
+        self.stats.count(Event::NotifyFree);
+        let Some(storage) = storage else {
+            return;
+        };
+        match storage.pages.try_lock(index) {
+            Some(mut slot) => {
+                let old = slot.clear();
+                drop(slot);
+                storage.removed(&self.stats, old);
+            }
+            None => {
+                self.stats.count(Event::MissFree);
+            }
+        };
+    }
+}
+
+/// The access time of the pages of one request: whole seconds of boot time, as C 7.3 keeps
+/// them (`(u32)ktime_get_boottime_seconds()`; 6.12 keeps nanoseconds), read once per bio; 0
+/// where C zram keeps none (without `CONFIG_ZRAM_TRACK_ENTRY_ACTIME`).
+#[inline(always)]
+fn access_time() -> u32 {
+    if !cfg!(zram_rs_track_entry_actime) {
+        return 0;
+    }
+    // Truncation as C's: wraps after 136 years of uptime.
+    time::boottime_seconds() as u32
+}

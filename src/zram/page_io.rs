@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0
+//! One whole page read or written: a read locks the slot and expands, copies or decompresses
+//! what it holds (with a stream taken without waiting, or after waiting for one without the
+//! slot lock), or reads it from the backing device; a write stores a same-filled page's word or
+//! compresses the page into a new pool object, allocating as C zram does (without reclaim
+//! first, then with it after giving the stream back), under the memory limit.
+
+use super::counters::Event;
+use super::slot_access::{
+    lock_to_read, lock_with_stream_of, read_compressed, read_locked, read_plain, Decompression,
+    Found, Plain,
+};
+use super::{Storage, Zram};
+use crate::abi::Abi;
+use crate::comp::StreamGuard;
+use crate::kapi::bio::PageDest;
+use crate::kapi::mem;
+use crate::kapi::zspool::{ZsHandle, ZsPool};
+use crate::same::same_filled;
+use crate::slot::{Priority, SlotContent};
+use crate::table::PAGE_SIZE;
+use crate::Kernel;
+use core::sync::atomic::Ordering::Relaxed;
+use kernel::prelude::*;
+use kernel::sync::ArcBorrow;
+
+impl Zram {
+    /// Reads page `index` into `out` (`PAGE_SIZE` bytes), an access at `now` (seconds). With
+    /// `dest`, `out` is a whole page of a bio being read, to which a read of the backing device
+    /// is chained; without it, that read is waited for.
+    #[inline(always)]
+    pub(super) fn read_page(
+        &self,
+        storage: &Storage,
+        index: usize,
+        out: &mut [u8],
+        dest: Option<Chain<'_>>,
+        now: u32,
+    ) -> Result {
+        let (slot, content) = match lock_to_read(storage, index, now)? {
+            Found::Locked(slot, content) => (slot, content),
+            Found::WrittenBack(block) => {
+                return self.read_written_back(storage, index, block, 0, out, dest)
+            }
+        };
+        if let Some(plain) = Plain::of(content) {
+            return read_plain(&slot, plain, index, out);
+        }
+        // The algorithm that compressed the object: the primary one, or a recompression one.
+        let priority = slot.priority();
+        let (_, streams) = storage.comp(priority).ok_or(EIO)?;
+        if let Some(stateless) = streams.stateless() {
+            return read_compressed(&slot, index, out, Decompression::Stateless(stateless));
+        }
+        // A free stream is taken without waiting, under the slot lock.
+        if let Some(mut stream) = streams.try_get() {
+            let result = read_compressed(&slot, index, out, Decompression::Stream(&mut stream));
+            // Unlock before the stream goes back: returning it may wake a waiting borrower,
+            // which takes a mutex.
+            drop(slot);
+            drop(stream);
+            return result;
+        }
+        drop(slot);
+        self.read_page_after_wait(storage, index, out, dest, now, priority)
+    }
+
+    /// [`Self::read_page`] when every stream of the algorithm of `priority` is busy: waits for
+    /// one, which may sleep and so happens without the slot lock, then reads the page as it is
+    /// by then ([`lock_with_stream_of`]: again with another algorithm's stream if it was
+    /// recompressed or rewritten meanwhile), or from the backing device once the stream has
+    /// gone back.
+    #[inline(never)]
+    fn read_page_after_wait(
+        &self,
+        storage: &Storage,
+        index: usize,
+        out: &mut [u8],
+        dest: Option<Chain<'_>>,
+        now: u32,
+        priority: Priority,
+    ) -> Result {
+        let found = lock_with_stream_of(storage, index, priority, |slot, stream| {
+            slot.accessed(now);
+            match slot.content() {
+                SlotContent::WrittenBack(block) => Err(block),
+                content => Ok(read_locked(slot, content, index, out, stream)),
+            }
+        });
+        match found.ok_or(EIO)? {
+            (_stream, Ok(read)) => read,
+            (stream, Err(block)) => {
+                drop(stream);
+                self.read_written_back(storage, index, block, 0, out, dest)
+            }
+        }
+    }
+
+    /// Compresses `data` (`PAGE_SIZE` bytes) and stores it as page `index`, an access at `now`
+    /// (seconds); a page that does not compress below zsmalloc's huge class is stored as it is.
+    #[inline(always)]
+    pub(super) fn write_page(
+        &self,
+        storage: &Storage,
+        index: usize,
+        data: &[u8],
+        now: u32,
+    ) -> Result {
+        if index >= storage.pages.pages() {
+            return Err(EIO);
+        }
+        if self.same_detection.load(Relaxed) {
+            if let Some(word) = same_filled(data) {
+                // Nothing to compress or allocate: the slot keeps the word.
+                let word = word as usize;
+                let mut slot = storage.pages.lock(index).ok_or(EIO)?;
+                self.stats.stored_same(word);
+                let old = slot.store_same(word);
+                slot.accessed(now);
+                drop(slot);
+                storage.removed(&self.stats, old);
+                return Ok(());
+            }
+        }
+        let (handle, huge) = self.compress_into_object(storage, data)?;
+        let size = handle.size();
+        let mut slot = storage.pages.lock(index).ok_or(EIO)?;
+        // Fails only for a handle of another pool, which `compress_into_object` never makes;
+        // the handle is then freed on return.
+        let old = slot
+            .store_object(handle, huge, Priority::PRIMARY)
+            .map_err(|_| EIO)?;
+        self.stats.stored_object(size, huge);
+        slot.accessed(now);
+        drop(slot);
+        storage.removed(&self.stats, old);
+        Ok(())
+    }
+
+    /// Compresses `data` and copies the result (or `data` itself, when it does not compress
+    /// below zsmalloc's huge class) into a new pool object; returns the object and whether it
+    /// is huge. Allocates as C zram does: first without direct reclaim, holding the stream;
+    /// failing that (counted as a write stall), the stream goes back before the allocation
+    /// that may reclaim and sleep, so that readers and writers of this algorithm are not held
+    /// up, and the page is compressed again with whichever stream comes next
+    /// ([`Self::compress_again`], out of the common path).
+    #[inline(always)]
+    fn compress_into_object<'a>(
+        &self,
+        storage: &'a Storage,
+        data: &[u8],
+    ) -> Result<(ZsHandle<'a>, bool)> {
+        let pool = storage.pages.pool();
+        let mut stream = storage.streams.get();
+        let (object, huge) = compress_page(&mut stream, data, storage.huge_class_size)?;
+        match pool.alloc(object.len(), mem::GFP_POOL_OBJECT_FAST) {
+            Ok(handle) => self.fill_object(pool, handle, object, huge),
+            Err(_) => {
+                let len = object.len();
+                drop(stream);
+                self.stats.count(Event::WriteStall);
+                let reserved = alloc_with_reclaim(pool, len)?;
+                self.compress_again(storage, data, reserved)
+            }
+        }
+    }
+
+    /// [`Self::compress_into_object`] after the allocation that may reclaim: `reserved` was
+    /// allocated for the size the page compressed to before.
+    #[inline(never)]
+    fn compress_again<'a>(
+        &self,
+        storage: &'a Storage,
+        data: &[u8],
+        reserved: ZsHandle<'a>,
+    ) -> Result<(ZsHandle<'a>, bool)> {
+        let pool = storage.pages.pool();
+        let mut reserved = Some(reserved);
+        let mut whole = false;
+        let mut stream = storage.streams.get();
+        loop {
+            // A page-sized reservation is for a huge page: no need to compress again (as C).
+            let (object, huge) =
+                if whole || reserved.as_ref().is_some_and(|r| r.size() == PAGE_SIZE) {
+                    (data, true)
+                } else {
+                    compress_page(&mut stream, data, storage.huge_class_size)?
+                };
+            let handle = match reserved.take() {
+                Some(handle) if handle.size() == object.len() => handle,
+                Some(other) => {
+                    // The page compressed to another size than before the slow allocation (a
+                    // buffer changed under its write): free that object and store the page
+                    // whole, a size that cannot change.
+                    drop(other);
+                    whole = true;
+                    continue;
+                }
+                None => match pool.alloc(object.len(), mem::GFP_POOL_OBJECT_FAST) {
+                    Ok(handle) => handle,
+                    Err(_) => {
+                        let len = object.len();
+                        drop(stream);
+                        self.stats.count(Event::WriteStall);
+                        reserved = Some(alloc_with_reclaim(pool, len)?);
+                        stream = storage.streams.get();
+                        continue;
+                    }
+                },
+            };
+            return self.fill_object(pool, handle, object, huge);
+        }
+    }
+
+    /// Copies `object` into `handle` (allocated for its size) unless the pool is now above
+    /// the memory limit (`ENOMEM`, the handle freed); records the pool's high-water mark.
+    #[inline(always)]
+    fn fill_object<'a>(
+        &self,
+        pool: &'a ZsPool,
+        handle: ZsHandle<'a>,
+        object: &[u8],
+        huge: bool,
+    ) -> Result<(ZsHandle<'a>, bool)> {
+        let used = pool.total_pages();
+        self.stats.pool_used(used);
+        let limit = self.limit_pages.load(Relaxed);
+        if limit != 0 && used > limit {
+            // The handle is freed on return.
+            return Err(ENOMEM);
+        }
+        handle.write(object);
+        Ok((handle, huge))
+    }
+}
+
+/// Where a whole page being read goes if it comes from the backing device: its page of the
+/// bio, and the storage, kept by work that completes the bio later.
+pub(super) struct Chain<'a> {
+    pub(super) dest: PageDest<'a>,
+    pub(super) storage: ArcBorrow<'a, Storage>,
+}
+
+/// The write path's pool allocation after the one without reclaim failed: with direct reclaim
+/// but no I/O; quiet on 7.3, as C 7.3's one allocation (`__GFP_NOWARN`), while on 6.12 a failure
+/// warns, as C 6.12's second try.
+fn alloc_with_reclaim(pool: &ZsPool, len: usize) -> Result<ZsHandle<'_>> {
+    pool.alloc(len, Kernel::GFP_WRITE_RECLAIM)
+}
+
+/// Compresses `data` (a page) with `stream`; returns what to store and whether it is huge:
+/// the compressed bytes, or `data` itself when they reach zsmalloc's huge class.
+#[inline(always)]
+fn compress_page<'s>(
+    stream: &'s mut StreamGuard<'_>,
+    data: &'s [u8],
+    huge_class_size: usize,
+) -> Result<(&'s [u8], bool)> {
+    let compressed = stream.compress(data).inspect_err(|e| {
+        pr_err!("Compression failed! err={}\n", e.to_errno());
+    })?;
+    Ok(if compressed.len() >= huge_class_size {
+        (data, true)
+    } else {
+        (compressed, false)
+    })
+}

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0
+//! A slot read under its lock: what reads without decompression ([`Plain`]), locking a slot to
+//! read it ([`lock_to_read`]), and the one "stream, then slot lock, then re-check the
+//! algorithm" path ([`lock_with_stream`]) that reads after a wait, writeback and
+//! recompression share: a stream may sleep to come and a slot lock may not be held then, so
+//! the stream is taken first and taken again if the slot's algorithm changed meanwhile.
+
+use super::Storage;
+use crate::comp::{self, StreamGuard};
+use crate::fill::fill;
+use crate::kapi::mem;
+use crate::slot::{Priority, SlotContent};
+use crate::table::SlotGuard;
+use kernel::prelude::*;
+
+/// What a slot holds that reads without decompression.
+#[derive(Clone, Copy)]
+pub(super) enum Plain {
+    /// Never written or freed: zeroes.
+    Empty,
+    /// A same-filled page's word.
+    Same(usize),
+    /// A page stored whole.
+    Huge,
+}
+
+impl Plain {
+    /// `content` if it reads without decompression; `None` for a compressed object.
+    #[inline(always)]
+    pub(super) fn of(content: SlotContent) -> Option<Self> {
+        match content {
+            SlotContent::Empty => Some(Self::Empty),
+            SlotContent::Same(word) => Some(Self::Same(word)),
+            SlotContent::Stored { huge: true, .. } => Some(Self::Huge),
+            // Read without the slot lock, from the backing device, by the callers.
+            SlotContent::Stored { huge: false, .. } | SlotContent::WrittenBack(_) => None,
+        }
+    }
+}
+
+/// How a compressed page is decompressed: with a borrowed stream, or without one where the
+/// algorithm allows ([`comp::Stateless`] exists only then).
+pub(super) enum Decompression<'s, 'g> {
+    Stream(&'s mut StreamGuard<'g>),
+    Stateless(comp::Stateless),
+}
+
+/// Expands or copies page `index`, whose slot is locked and holds `plain`, into `out`
+/// (`PAGE_SIZE` bytes).
+#[inline(always)]
+pub(super) fn read_plain(
+    slot: &SlotGuard<'_>,
+    plain: Plain,
+    index: usize,
+    out: &mut [u8],
+) -> Result {
+    match plain {
+        Plain::Empty => fill(out, 0, 0),
+        Plain::Same(word) => fill(out, 0, word as u64),
+        // A whole-page object is never copied to be read (no scratch).
+        Plain::Huge => {
+            let copied = slot.read_object(&mut [], |object, _| {
+                let whole = object.len() == out.len();
+                if whole {
+                    mem::copy_page_bytes(out, object);
+                }
+                whole
+            });
+            if copied != Some(true) {
+                pr_err!("Decompression failed! page={}\n", index);
+                return Err(EIO);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A slot found for a read: locked, with its content, or naming the backing device's block
+/// that holds the page (unlocked: the device is read without the lock).
+pub(super) enum Found<'s> {
+    Locked(SlotGuard<'s>, SlotContent),
+    WrittenBack(usize),
+}
+
+/// Locks slot `index` for a read at `now` (an access: the page is no longer idle).
+#[inline(always)]
+pub(super) fn lock_to_read(storage: &Storage, index: usize, now: u32) -> Result<Found<'_>> {
+    let mut slot = storage.pages.lock(index).ok_or(EIO)?;
+    slot.accessed(now);
+    Ok(match slot.content() {
+        SlotContent::WrittenBack(block) => Found::WrittenBack(block),
+        content => Found::Locked(slot, content),
+    })
+}
+
+/// Locks slot `index` with a stream of the algorithm that compressed its object (the primary
+/// algorithm's for any other content; on 7.3 a written-back slot keeps its object's): the
+/// stream is taken first, as taking one may sleep and the slot lock may not, and taken again if
+/// the slot's algorithm changed meanwhile. Runs `f` under the lock, and returns the stream, for
+/// use after the unlock, with its result; `None` if the slot cannot be locked.
+pub(super) fn lock_with_stream<'s, R>(
+    storage: &'s Storage,
+    index: usize,
+    f: impl FnOnce(&mut SlotGuard<'_>, &mut StreamGuard<'s>) -> R,
+) -> Option<(StreamGuard<'s>, R)> {
+    let priority = storage.pages.lock(index)?.priority();
+    lock_with_stream_of(storage, index, priority, f)
+}
+
+/// [`lock_with_stream`] for a caller that has just seen the slot's algorithm: a stream of
+/// `priority`'s first.
+pub(super) fn lock_with_stream_of<'s, R>(
+    storage: &'s Storage,
+    index: usize,
+    mut priority: Priority,
+    f: impl FnOnce(&mut SlotGuard<'_>, &mut StreamGuard<'s>) -> R,
+) -> Option<(StreamGuard<'s>, R)> {
+    loop {
+        let mut stream = storage.comp(priority)?.1.get();
+        let mut slot = storage.pages.lock(index)?;
+        if slot.priority() == priority {
+            let result = f(&mut slot, &mut stream);
+            drop(slot);
+            return Some((stream, result));
+        }
+        priority = slot.priority();
+        drop(slot);
+    }
+}
+
+/// Reads page `index`, whose locked slot holds `content` in memory (not written back), into
+/// `out` (`PAGE_SIZE` bytes), decompressing with `stream` where needed.
+pub(super) fn read_locked(
+    slot: &SlotGuard<'_>,
+    content: SlotContent,
+    index: usize,
+    out: &mut [u8],
+    stream: &mut StreamGuard<'_>,
+) -> Result {
+    match Plain::of(content) {
+        Some(plain) => read_plain(slot, plain, index, out),
+        None => read_compressed(slot, index, out, Decompression::Stream(stream)),
+    }
+}
+
+/// Decompresses page `index`, whose locked slot holds a compressed object, into `out`
+/// (`PAGE_SIZE` bytes).
+#[inline(always)]
+pub(super) fn read_compressed(
+    slot: &SlotGuard<'_>,
+    index: usize,
+    out: &mut [u8],
+    decompression: Decompression<'_, '_>,
+) -> Result {
+    let result = match decompression {
+        Decompression::Stream(stream) => {
+            // The stream's buffer is where zsmalloc may copy an object that spans pages.
+            let (scratch, decompressor) = stream.scratch_and_decompressor();
+            slot.read_object(scratch, |object, _| decompressor.decompress(object, out))
+        }
+        // Only where zsmalloc never needs a scratch buffer (`comp::Stateless`).
+        Decompression::Stateless(stateless) => {
+            slot.read_object(&mut [], |object, _| stateless.decompress(object, out))
+        }
+    }
+    .unwrap_or(Err(EIO));
+    if result.is_err() {
+        pr_err!("Decompression failed! page={}\n", index);
+    }
+    result
+}
