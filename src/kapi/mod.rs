@@ -16,6 +16,7 @@ pub(crate) mod cpu;
 pub(crate) mod debugfs;
 pub(crate) mod disk;
 pub(crate) mod disk_attr;
+mod disk_state;
 mod ffi;
 pub(crate) mod file;
 pub(crate) mod lockdep;
