@@ -17,6 +17,8 @@ use kernel::prelude::*;
 use kernel::sync::ArcBorrow;
 
 impl Zram {
+    /// Reads one piece of a read bio into `out`: a whole page (from the backing device by a read
+    /// chained to the bio), or a part of one.
     #[inline(always)]
     fn read_piece(
         &self,
@@ -74,6 +76,7 @@ impl Zram {
         Ok(())
     }
 
+    /// Writes one piece of a write bio: a whole page, or a part of one.
     #[inline(always)]
     fn write_piece(&self, storage: &Storage, piece: Piece, data: &[u8], now: u32) -> Result {
         if piece.len == PAGE_SIZE {

@@ -2,8 +2,9 @@
 //! A slot read under its lock: what reads without decompression ([`Plain`]), locking a slot to
 //! read it ([`lock_to_read`]), and the one "stream, then slot lock, then re-check the
 //! algorithm" path ([`lock_with_stream`]) that reads after a wait, writeback and
-//! recompression share: a stream may sleep to come and a slot lock may not be held then, so
-//! the stream is taken first and taken again if the slot's algorithm changed meanwhile.
+//! recompression share: waiting for a stream under a slot lock would break the lock order
+//! (stream, then slot), so the stream is taken first and taken again if the slot's algorithm
+//! changed meanwhile.
 
 use super::Storage;
 use crate::comp::{self, StreamGuard};
