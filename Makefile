@@ -8,6 +8,9 @@
 #   make module   build zram_rs.ko        make kernel   build the test kernel
 #   make deb      the Debian package zram-rs-dkms (DKMS sources) in dist/
 #   make fmt      rustfmt the sources     make clean    drop the module's build products
+#   make cache    what the cache (~/.cache/zram_rs) holds, entry by entry, and what is in use
+#   make cache-clean  remove the whole cache
+#   make ci-fresh .ci/run as on a fresh machine: a temporary cache, removed when it ends
 #
 # ARCH=x86_64 (default) or arm64; KCONFIG=debug for the debug kernel; ACCEL=tcg (default) or kvm;
 # KERNEL=6.12 (default) or 7.3: the kernel series built against and booted.
@@ -37,13 +40,13 @@ SCRIPTS := $(CURDIR)/scripts
 # The recipes source scripts/env.sh, which is bash.
 SHELL := /bin/bash
 
-.PHONY: run check vmtest bench module kernel deb deps fmt clean
+.PHONY: run check vmtest bench module kernel deb deps fmt clean cache cache-clean ci-fresh
 
 deps:
 	@$(SCRIPTS)/install-deps.sh
 
 run: deps
-	@$(SCRIPTS)/vm.sh run
+	@$(SCRIPTS)/vm.sh run && $(SCRIPTS)/cache.sh prune
 
 check: deps
 	@$(SCRIPTS)/check.sh
@@ -68,6 +71,15 @@ deb:
 fmt: deps
 	@. $(SCRIPTS)/env.sh && rustfmt --edition 2021 --config-path "$$KSRC/.rustfmt.toml" \
 		src/*.rs src/*/*.rs host/src/*.rs host/tests/*.rs host/benches/*.rs
+
+cache:
+	@$(SCRIPTS)/cache.sh list
+
+cache-clean:
+	@$(SCRIPTS)/cache.sh clean
+
+ci-fresh:
+	@$(SCRIPTS)/ci-fresh.sh
 
 clean:
 	@. $(SCRIPTS)/env.sh && rm -rf "$$ZRAM_RS_CACHE/module" "$$ZRAM_RS_CACHE/vm" target

@@ -27,10 +27,8 @@ mkdir -p "$out"
 # The instruction-counting plugin, built against the plugin header of the QEMU that runs the VM
 # (from Debian's source tarball of the installed version). Prints the plugin's path.
 insn_plugin() {
-	local version upstream dir
-	version=$(qemu-system-x86_64 --version | sed -n 's/.*(Debian \(.*\)).*/\1/p' | head -n 1)
-	upstream=${version#*:}
-	upstream=${upstream%-*}
+	local upstream dir
+	upstream=$(qemu_upstream_version)
 	[ -n "$upstream" ] || { echo "bench: cannot tell the QEMU version" >&2; return 1; }
 	dir=$ZRAM_RS_CACHE/qemu-plugin/$upstream
 	mkdir -p "$dir"

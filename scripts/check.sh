@@ -11,6 +11,19 @@ timed() {
 	echo "time: $1 $(($(date +%s) - $2))"
 }
 
+# counted: echoes its input, counting its "check: ok - ..." and "check: FAILED - ..." lines
+# (run in this shell: `counted < <(...)`).
+counted() {
+	local line
+	while read -r line; do
+		echo "$line"
+		case $line in
+		"check: ok - "*) passed=$((passed + 1)) ;;
+		"check: FAILED - "*) failed=$((failed + 1)) ;;
+		esac
+	done
+}
+
 # record NAME STATUS: one source check as a test case.
 record() {
 	if [ "$2" = 0 ]; then
@@ -20,6 +33,13 @@ record() {
 		echo "check: FAILED - $1"
 		failed=$((failed + 1))
 	fi
+}
+
+# The cache keeps only what this tree uses (scripts/cache.sh): every run ends with a prune.
+prune_cache() {
+	echo "== cache"
+	"$here/cache.sh" prune 2>&1
+	echo "cache: $(du -sh "$ZRAM_RS_CACHE" | cut -f1) in $ZRAM_RS_CACHE (make cache lists it)"
 }
 
 echo "== host: cargo test (pure logic)"
@@ -85,6 +105,7 @@ if [ $rc = 0 ] && grep -qiE 'warning:|error' "$build_log"; then rc=1; fi
 record "zram_rs.ko builds with CLIPPY=1 and no warning" $rc
 rm -f "$build_log"
 timed module-build "$phase"
+counted < <("$here/cache-check.sh" 2>&1)
 
 # The package (x86_64 runs of the normal test kernels; it is the same for every architecture),
 # installed on this machine and purged again (scripts/dkms-check.sh): the VM suite below then
@@ -96,13 +117,7 @@ if [ "$ARCH_NAME" = x86_64 ] && [ -z "$KCONFIG_VARIANT" ] && [ "$KERNEL_PREPARED
 	echo "== package (DKMS)"
 	phase=$(date +%s)
 	dkms_ko=$(mktemp --suffix=.ko)
-	while read -r line; do
-		echo "$line"
-		case $line in
-		"check: ok - "*) passed=$((passed + 1)) ;;
-		"check: FAILED - "*) failed=$((failed + 1)) ;;
-		esac
-	done < <("$here/dkms-check.sh" "$kdir" "$dkms_ko" 2>&1 | tee "$dkms_ko.log")
+	counted < <("$here/dkms-check.sh" "$kdir" "$dkms_ko" 2>&1 | tee "$dkms_ko.log")
 	grep -q '^dkms-check: done$' "$dkms_ko.log"
 	record "the package checks ran to the end" $?
 	rm -f "$dkms_ko.log"
@@ -112,6 +127,7 @@ fi
 
 if [ "$KERNEL_PREPARED_ONLY" != 0 ]; then
 	# Nothing to boot: the source checks are the whole run.
+	prune_cache
 	echo
 	echo "$passed passed, $failed failed"
 	[ "$failed" = 0 ]
@@ -150,6 +166,7 @@ if [ -n "${EXPECTED_SKIPS:-}" ]; then
 	[ "$skipped" = "$EXPECTED_SKIPS" ]
 	record "the run skipped $skipped cases, $EXPECTED_SKIPS declared" $?
 fi
+prune_cache
 echo
 [ "$skipped" = 0 ] || echo "($skipped skipped)"
 echo "$passed passed, $failed failed"

@@ -7,13 +7,18 @@
 # installed on this machine (the generator would set up zram swap at its next boot). The
 # systemd pieces they call (systemd-makefs, systemd-detect-virt) and util-linux come from this
 # machine's own packages (scripts/install-deps.sh). Prints the unpacked root; its VERSIONS file
-# names the packages' suites and versions.
+# names the packages' suites and versions. (`clients.sh dir`: the directory, nothing fetched.)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/env.sh"
 packages=(systemd-zram-generator zram-tools)
 packages_13=(systemd-zram-generator libc6 libgcc-s1)
 out=$ZRAM_RS_CACHE/clients/$(echo "${packages[*]} / ${packages_13[*]}" | sha256sum | cut -c1-12)
+# `clients.sh dir`: only the directory's name (scripts/cache.sh asks what the tree uses).
+if [ "${1:-}" = dir ]; then
+	echo "$out"
+	exit 0
+fi
 if [ -f "$out/VERSIONS" ]; then
 	echo "$out"
 	exit 0

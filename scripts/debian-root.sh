@@ -1,5 +1,6 @@
 #!/bin/bash
 # usage: debian-root.sh                 make (once) and print the root's directory
+#        debian-root.sh path            print it, made or not
 #        debian-root.sh run CMD [ARG...] run CMD inside it (/proc, /sys, /dev and /tmp mounted)
 #        debian-root.sh remove           remove it
 # A Debian 13 (trixie) root in the cache: made with mmdebstrap from the mirror this machine's
@@ -40,6 +41,10 @@ user-*)
 	;;
 esac
 
+if [ "${1:-}" = path ]; then
+	echo "$root"
+	exit 0
+fi
 # One user of a root at a time (make check's steps and a build ahead in the background).
 mkdir -p "$(dirname "$root")"
 exec 8>"$root.lock"

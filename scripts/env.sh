@@ -104,6 +104,15 @@ kernel_dir() {
 	echo "$ZRAM_RS_CACHE/kernel/$(kernel_name)-$(kernel_key)"
 }
 
+# qemu_upstream_version: the upstream version of the installed QEMU (Debian's version without
+# epoch and revision), which names make bench's plugin build in the cache.
+qemu_upstream_version() {
+	local version
+	version=$(qemu-system-x86_64 --version 2>/dev/null | sed -n 's/.*(Debian \(.*\)).*/\1/p' | head -n 1)
+	version=${version#*:}
+	echo "${version%-*}"
+}
+
 # debian_mirror: the Debian mirror apt's own configuration uses for bookworm (its URI, with
 # the trailing slash), never a host written into a script.
 debian_mirror() {
