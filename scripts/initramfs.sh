@@ -111,12 +111,14 @@ WRAPPER
 	ln -sf /lib/systemd/systemd-makefs "$stage/usr/lib/systemd/systemd-makefs"
 fi
 
-# The project's own test program, built static for the guest.
+# The project's own test programs, built static for the guest.
 case $ARCH_NAME in
 x86_64) cc=gcc ;;
 arm64) cc=aarch64-linux-gnu-gcc ;;
 esac
-$cc -static -O2 -Wall -Wextra -o "$stage/usr/local/bin/memfill" "$ZRAM_RS_TOP/tools/memfill.c"
+for tool in memfill pagescan; do
+	$cc -static -O2 -Wall -Wextra -o "$stage/usr/local/bin/$tool" "$ZRAM_RS_TOP/tools/$tool.c"
+done
 if [ "$ARCH_NAME" = x86_64 ]; then
 	$cc -static -O2 -Wall -Wextra -o "$stage/usr/local/bin/stosq" "$ZRAM_RS_TOP/tools/stosq.c"
 fi

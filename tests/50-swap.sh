@@ -6,7 +6,7 @@
 # locking its slots, until miss_free counts such frees; every page memfill reads back is right
 # and a missed slot stays stored (as in C) until its slot is written again.
 . "$(dirname "$0")/lib.sh"
-plan $((19 + UNLOAD_CASES))
+plan $((20 + UNLOAD_CASES))
 
 zram_load
 z=$(sysblock 0)
@@ -81,6 +81,7 @@ if [ "$(nproc)" -ge 2 ]; then
 	done
 	kill $fio 2>/dev/null
 	wait $fio
+	fio_rc=$?
 	missed=$(miss_free)
 	ktap_print_msg "$rounds rounds of memfill; notify_free $(field 4 $z/io_stat), miss_free $missed"
 	check "frees that found their slot locked were counted in miss_free ($rounds rounds)" \
@@ -88,9 +89,16 @@ if [ "$(nproc)" -ge 2 ]; then
 	check_eq "memfill read back every page it wrote, in every round" 0 $bad
 	check_eq "memfill ran every round to its end" 0 $broken
 	[ $((bad + broken)) = 0 ] || sed 's/^/# /' /tmp/memfill.out
+	# fio ran until stopped (its exit status after SIGTERM is 128; an error would have ended it
+	# before, with another) and each of its 4 jobs reports err= 0: no read of the swap device
+	# failed under the swapping.
+	check "the lockers read the swap device without an error until stopped (fio exit $fio_rc, $(grep -c 'err= 0:' /tmp/fio.out) of 4 jobs with err= 0)" \
+		test "$fio_rc" = 128 -a "$(grep -c 'err= 0:' /tmp/fio.out)" = 4 -a "$(grep -c 'err=' /tmp/fio.out)" = 4
+	[ "$(grep -c 'err= 0:' /tmp/fio.out)" = 4 ] || sed 's/^/# /' /tmp/fio.out | head -20
 else
 	for case in "frees that found their slot locked were counted in miss_free" \
-		"memfill read back every page it wrote, in every round" "memfill ran every round to its end"; do
+		"memfill read back every page it wrote, in every round" "memfill ran every round to its end" \
+		"the lockers read the swap device without an error until stopped"; do
 		ktap_test_skip "$case (one CPU: a free meets a held slot lock only after a preemption)"
 	done
 fi

@@ -8,7 +8,7 @@
 # to it runs for seconds).
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
-LINES=29
+LINES=30
 plan $((LINES + 2 + 1 + 3 + UNLOAD_CASES))
 
 z=/sys/block/zram0
@@ -23,12 +23,20 @@ truncate -s 16M /tmp/ub.loop.img
 
 # 1. "zram: fix slot write race condition": writers racing on the same few slots must not leak
 # an object (a leaked handle keeps compr_data_size and the pool above zero after everything is
-# discarded, and makes the pool's destruction complain).
+# discarded, and makes the pool's destruction complain), nor lose data: every job writes the
+# same bytes to a page (a line of text with the page's offset), so whichever racing write lands
+# last, each read must find them — the writers read back what they wrote (every 8 writes) and
+# two readers read all along, fio checking each read and failing on any difference.
 same_index() {
+	local pattern='"racing writes of one page "%o' rc=0
 	echo 16M >$z/disksize
-	fio --name=race --filename=/dev/zram0 --rw=randrw --bs=4k --size=64k --ioengine=psync \
-		--numjobs=4 --runtime=8 --time_based --direct=1 --buffer_compress_percentage=50 \
-		--refill_buffers >/dev/null 2>&1
+	fio --name=fill --filename=/dev/zram0 --rw=write --bs=4k --size=64k --ioengine=psync \
+		--direct=1 --verify=pattern --verify_pattern="$pattern" --do_verify=0 >/tmp/ub.fio 2>&1 &&
+		fio --filename=/dev/zram0 --bs=4k --size=64k --ioengine=psync --direct=1 --runtime=8 \
+			--time_based --verify=pattern --verify_pattern="$pattern" \
+			--name=write --rw=randwrite --numjobs=4 --verify_backlog=8 \
+			--name=read --rw=randread --numjobs=2 >/tmp/ub.fio 2>&1 || rc=$?
+	line "slot write race: data" "$([ $rc = 0 ] && echo same || echo "DIFFERENT (fio exit $rc: $(grep -m1 -E 'verify|err=' /tmp/ub.fio))")"
 	blkdiscard /dev/zram0
 	echo 1 >$z/compact
 	line "slot write race: after discarding everything, orig compr mem_used" "$(mm 1) $(mm 2) $(mm 3)"
@@ -254,7 +262,7 @@ scenario() {
 
 against_c upstream $LINES
 check_eq "zram_rs: nothing stored and no memory used after the slot-write race and discards" "0 0 0" \
-	"$(sed -n 's/^slot write race: .* -> //p' /tmp/upstream.rs)"
+	"$(sed -n 's/^slot write race: after discarding .* -> //p' /tmp/upstream.rs)"
 check "zram_rs: the stale-size queue waited behind the writeback, in order, and page_index was refused" \
 	grep -qE '^stale size: .* -> OK / OK waited / OK waited / OK waited / OK waited / (Invalid argument|Numerical result out of range) waited / ' /tmp/upstream.rs
 check_eq "zram_rs: no backing block in use after the last slot's overwrite and the discard" "0" \

@@ -37,47 +37,53 @@ memory_pressure() {
 	echo "memfill rc $rc, pages swapped out $([ "$(awk '$1 == "pswpout" { print $2 }' /proc/vmstat)" -gt "$before" ] && echo yes || echo no)"
 }
 
-# status_sizes_match LINE MM_STAT: yes when the DATA, COMPR and TOTAL columns of zramswap's
-# status line (zramctl's sizes, in its units with one decimal) are mm_stat's orig_data_size,
-# compr_data_size and mem_used_total, as read just before the status (MM_STAT) or now (pages
-# reclaimed from the swap cache in between may leave the device), and orig_data_size is within
-# what the swap holds: mkswap's header page and at most the swap area's used pages
-# (/proc/swaps; the kernel keeps zero-filled pages of used slots in memory, not on the
-# device), so that pages freed from swap must have left the device; else what differs.
+# stored_bytes: what zram0 stores, in bytes, counted from its data rather than from the
+# driver's statistics: its pages that are not all zeros (tools/pagescan.c; swap writes no
+# zero-filled page, and a freed or never written slot reads as zeros).
+stored_bytes() {
+	local pages nonzero
+	read -r pages nonzero < <(pagescan /dev/zram0)
+	echo $((nonzero * PAGE))
+}
+
+# status_sizes_match LINE STORED...: yes when the DATA column of zramswap's status line
+# (zramctl's size, in its units with one decimal) is one of the STORED figures (stored_bytes,
+# counted just before and just after the status: pages reclaimed from the swap cache in between
+# may leave the device), at least the swap header's page, and its COMPR and TOTAL columns are
+# positive and ordered as a driver's must be (COMPR at most DATA — swap's pages here are
+# a quarter incompressible, stored whole — and TOTAL at least COMPR); else what differs.
 status_sizes_match() {
-	local -a mm
-	local used reading verdict=
-	for reading in "$(cat /sys/block/zram0/mm_stat)" "$2"; do
-		read -r -a mm <<<"$reading"
-		used=$(awk '$1 == "/dev/zram0" { print $4 }' /proc/swaps)
-		if [ "${mm[0]}" -lt "$PAGE" ] || [ "${mm[0]}" -gt $((used * 1024 + PAGE)) ]; then
-			verdict="no: orig_data_size ${mm[0]}, swap used $used KiB and a header page"
-			continue
-		fi
-		verdict=$(echo "$1" | awk -v data="${mm[0]}" -v compr="${mm[1]}" -v total="${mm[2]}" '
+	local line=$1 stored verdicts
+	shift
+	verdicts=$(for stored in "$@"; do
+		echo "$line" | awk -v stored="$stored" -v page="$PAGE" '
 			# (busybox awk has no exponentiation)
-			function unit(s,   i, u) {
+			function bytes(s,   i, u) {
 				i = index("BKMGT", substr(s, length(s)))
 				if (i == 0) return -1
 				for (u = 1; i > 1; i--) u *= 1024
+				return (s + 0) * u
+			}
+			function unit(s,   i, u) {
+				i = index("BKMGT", substr(s, length(s)))
+				for (u = 1; i > 1; i--) u *= 1024
 				return u
 			}
-			function near(s, want,   u, got) {
-				u = unit(s); got = (s + 0) * u
-				return u > 0 && got - want <= u / 10 && want - got <= u / 10
-			}
 			{
-				if (near($4, data) && near($5, compr) && near($6, total)) print "yes"
-				else print "no: " $4 " " $5 " " $6 " against mm_stat " data " " compr " " total
-			}')
-		[ "$verdict" != yes ] || break
-	done
-	echo "$verdict"
+				data = bytes($4); compr = bytes($5); total = bytes($6)
+				if (stored >= page && data - stored <= unit($4) / 10 && stored - data <= unit($4) / 10 &&
+				    compr > 0 && compr <= data + unit($4) / 10 && total >= compr - unit($6) / 10)
+					print "yes"
+				else
+					print "no: " $4 " " $5 " " $6 ", the device holding " stored " bytes"
+			}'
+	done)
+	grep -qx yes <<<"$verdicts" && echo yes || tail -n 1 <<<"$verdicts"
 }
 
 # scenario MODULE: the transcript; MODULE is the driver `modprobe zram` should load.
 scenario() {
-	local out mm
+	local out before
 	# (mkswap's random UUID left out)
 	out=$(zramswap start 2>&1)
 	echo "start: rc $?, said $(echo "$out" | sed 's/UUID=[0-9a-f-]*/UUID=.../' | paste -sd'|')"
@@ -87,12 +93,12 @@ scenario() {
 	echo "swaps: $(awk '$1 == "/dev/zram0" { print $1, $2, $3, $5 }' /proc/swaps)"
 	# Some of the swap used: a process that touches more than a memory limit allows.
 	echo "swapped: $(memory_pressure)"
-	mm=$(cat /sys/block/zram0/mm_stat)
+	before=$(stored_bytes)
 	out=$(zramswap status 2>&1)
 	echo "status: rc $?, $(echo "$out" | wc -l) lines"
 	echo "status header: $(echo "$out" | head -n 1 | tr -s ' ')"
 	echo "status device: $(echo "$out" | sed -n 2p | awk '{ print $1, $2, $3, $7, $8 }')"
-	echo "status sizes are the driver's: $(status_sizes_match "$(echo "$out" | sed -n 2p)" "$mm")"
+	echo "status sizes are what the device stores: $(status_sizes_match "$(echo "$out" | sed -n 2p)" "$before" "$(stored_bytes)")"
 	out=$(zramswap stop 2>&1)
 	echo "stop: rc $?, said $(echo "$out" | paste -sd'|')"
 	echo "after stop: swaps $(grep -c '^/dev/zram0 ' /proc/swaps), loaded $(drivers_loaded)"

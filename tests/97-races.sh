@@ -5,7 +5,7 @@
 # script) and no data lost. On the debug kernel, where each round is several times slower, the
 # loops run a third as many rounds.
 . "$(dirname "$0")/lib.sh"
-plan $((15 + UNLOAD_CASES))
+plan $((16 + UNLOAD_CASES))
 
 zram_load
 z=$(sysblock 0)
@@ -131,7 +131,7 @@ bash -c "
 " 2>/dev/null
 echo "zram_rs-test: expect io-error end" >/dev/kmsg
 echo "zram_rs-test: expect oom end" >/dev/kmsg
-ktap_print_msg "memfill under a 16 MiB limit: exit $(cat /tmp/memfill.rc 2>/dev/null || echo killed); io_stat: $(cat $z/io_stat); mm_stat: $(cat $z/mm_stat)"
+ktap_print_msg "memfill under a 16 MiB limit: exit $(cat /tmp/memfill.rc 2>/dev/null || echo "none (its shell was killed)"); io_stat: $(cat $z/io_stat); mm_stat: $(cat $z/mm_stat)"
 # The 64 MiB of text did not fit under memory.high: at least 24 MiB of it went to the disk
 # before memfill (16 MiB checked).
 check "the text was swapped out before memfill ($(field 1 /tmp/limit.stored) bytes stored)" \
@@ -139,6 +139,19 @@ check "the text was swapped out before memfill ($(field 1 /tmp/limit.stored) byt
 check "the kernel saw failed swap writes" test "$(field 2 $z/io_stat)" -gt 0
 check "memory stayed within the limit" test "$(field 3 $z/mm_stat)" -le $((16 << 20))
 check "data swapped before the limit is intact" sha256sum -c --quiet /tmp/limit.sums
+# memfill's end: every page it checked read back as written (exit 0), or it was stopped before
+# the end, by the OOM killer (137, SIGKILL) or by the 60 s bound (busybox's timeout passes on
+# the SIGTERM: 143) — never a page read back wrong (exit 1, "differs" in its output), nor any
+# other end (a swap-in that failed is a SIGBUS, 135), nor none (the shell itself died: nothing
+# was checked).
+memfill_rc=$(cat /tmp/memfill.rc 2>/dev/null || echo none)
+memfill_ended_well() {
+	! grep -q differs /tmp/memfill.out || return 1
+	case $memfill_rc in 0 | 124 | 137 | 143) return 0 ;; *) return 1 ;; esac
+}
+check "memfill under the limit read back no page wrong: it ended with 0 or was killed or stopped (exit $memfill_rc)" \
+	memfill_ended_well
+memfill_ended_well || sed 's/^/# /' /tmp/memfill.out | head -12
 echo max >$cg/memory.max
 echo 0 >$z/mem_limit
 check "swapoff after exhaustion" swapoff $dev

@@ -101,7 +101,8 @@ pub(crate) struct StreamPool {
 
 /// A stream borrowed from a [`StreamPool`]; goes back on drop. Dropping may sleep (it wakes a
 /// waiting borrower under a mutex), so a guard must not be dropped in atomic context, such as
-/// under a slot lock.
+/// inside 6.12's zsmalloc mapping, which disables preemption (a slot lock is no such context:
+/// its holders may sleep).
 pub(crate) struct StreamGuard<'a> {
     // Fields drop in declaration order: the place is unlocked before `_wake` looks for sleepers.
     stream: TryLockGuard<'a, Stream>,
