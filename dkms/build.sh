@@ -7,8 +7,9 @@
 # in one line if not, then builds zram_rs.ko with the kernel's own choices: LLVM when the
 # kernel was built with clang (the versioned tools, e.g. clang-19, when installed), and the
 # Rust compiler named by RUSTC: from the environment, else from /etc/default/zram-rs-dkms
-# (read by every DKMS build of zram_rs), else `rustc` on PATH. Its version must be the
-# kernel's.
+# (read by every DKMS build of zram_rs: DKMS's hooks pass no environment), else `rustc` on
+# PATH. Its version must be the kernel's. BINDGEN (for headers without Rust artefacts,
+# dkms/rust-tree.sh) is found the same way, else `bindgen` on PATH.
 set -eu
 kdir=$1 release=$2
 fail() {
@@ -25,11 +26,19 @@ set -- $series
 if ! { [ "$1" -eq 6 ] && [ "$2" -eq 12 ]; } && ! [ $(($1 * 256 + $2)) -ge $((7 * 256 + 3)) ]; then
 	fail "zram_rs supports 6.12 and 7.3 or newer, not $1.$2"
 fi
-rustc=${RUSTC:-}
-if [ -z "$rustc" ] && [ -r /etc/default/zram-rs-dkms ]; then
-	rustc=$(unset RUSTC; . /etc/default/zram-rs-dkms >/dev/null; printf %s "${RUSTC:-}")
-fi
+# setting NAME: NAME from the environment, else from /etc/default/zram-rs-dkms (empty if neither).
+setting() {
+	eval "value=\${$1:-}"
+	if [ -z "$value" ] && [ -r /etc/default/zram-rs-dkms ]; then
+		value=$(unset "$1"; . /etc/default/zram-rs-dkms >/dev/null; eval "printf %s \"\${$1:-}\"")
+	fi
+	printf %s "$value"
+}
+rustc=$(setting RUSTC)
 rustc=${rustc:-rustc}
+BINDGEN=$(setting BINDGEN)
+BINDGEN=${BINDGEN:-bindgen}
+export BINDGEN
 command -v "$rustc" >/dev/null ||
 	fail "no Rust compiler '$rustc' (set RUSTC in /etc/default/zram-rs-dkms to the kernel's)"
 want=$(sed -n 's/^CONFIG_RUSTC_VERSION_TEXT="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$config")

@@ -106,6 +106,18 @@ record "zram_rs.ko builds with CLIPPY=1 and no warning" $rc
 rm -f "$build_log"
 timed module-build "$phase"
 counted < <("$here/cache-check.sh" 2>&1)
+if [ "$KERNEL_SERIES" = debian-7.3 ]; then
+	# The package's DKMS path in the Debian root: signature, lock, keys, BINDGEN, upgrade order.
+	phase=$(date +%s)
+	counted < <("$here/debian-dkms-check.sh" "$kdir" 2>&1)
+	timed debian-dkms "$phase"
+else
+	# DKMS's build takes a kernel tree that has its Rust artefacts as it is (on arm64 there is
+	# no scripts/target.json: only x86 names its Rust target in one).
+	[ "$(sh "$ZRAM_RS_TOP/dkms/rust-tree.sh" "$kdir" "$(cat "$kdir/include/config/kernel.release")" rustc 2>&1)" = \
+		"$(readlink -f "$kdir")" ]
+	record "dkms/rust-tree.sh takes the test kernel's own build tree, which has its Rust artefacts" $?
+fi
 
 # The package (x86_64 runs of the normal test kernels; it is the same for every architecture),
 # installed on this machine and purged again (scripts/dkms-check.sh): the VM suite below then

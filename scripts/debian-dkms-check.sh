@@ -1,0 +1,114 @@
+#!/bin/bash
+# usage: debian-dkms-check.sh KERNEL_DIR
+# The package's DKMS path as a Debian 13 user meets it, in the Debian root where the README's
+# sequence installed Debian's kernel and the package (make check KERNEL=debian-7.3, after
+# scripts/debian-kernel.sh; KERNEL_DIR is its output): the module DKMS built carries DKMS's
+# signature (Secure Boot); one build of a release at a time; the Rust artefacts made for
+# another build of the same release (a new Debian revision, another .config) are not reused;
+# BINDGEN from /etc/default/zram-rs-dkms; and the kernel upgrade whose headers come before the
+# kernel's source: the headers' DKMS hook skips zram_rs with one line and succeeds, and the
+# source's arrival builds it (the package's trigger). Each case ends with the root as it
+# found it. Prints one "check: ok - NAME" or "check: FAILED - NAME" line per case.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/env.sh"
+kdir=$1
+export DEBIAN_ROOT=user-$(debian_flavour)
+root=$("$here/debian-root.sh" path)
+release=$(cat "$kdir/include/config/kernel.release")
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+# in_root SCRIPT: SCRIPT run by sh in the root, with RELEASE set; its output to the log.
+in_root() {
+	"$here/debian-root.sh" run env RELEASE="$release" sh -c "set -u; $1" >>"$log" 2>&1
+}
+record() {
+	if [ "$2" = 0 ]; then
+		echo "check: ok - $1"
+	else
+		echo "check: FAILED - $1"
+		sed 's/^/debian-dkms-check: /' "$log"
+	fi
+	: >"$log"
+}
+# The steps below share these (evaluated in the root).
+common='state=/var/lib/zram-rs-dkms/$RELEASE; build=/lib/modules/$RELEASE/build;
+	version=$(dpkg-query -W -f "\${Version}" zram-rs-dkms | sed "s/-[^-]*\$//"); src=/usr/src/zram_rs-$version;
+	ko=$(find /lib/modules/$RELEASE/updates -name "zram_rs.ko*" | head -n 1);
+	installed() { dkms status -m zram_rs -v "$version" -k "$RELEASE" | grep -q ": installed"; }'
+
+# Secure Boot: DKMS signs what it builds with its machine owner key; modinfo names the signer,
+# and the key is the certificate's (its serial number).
+in_root "$common"'
+	signer=$(modinfo -F signer "$ko"); echo "signer: $signer"
+	sig_key=$(modinfo -F sig_key "$ko" | tr -d ":" | tr A-F a-f); echo "sig_key: $sig_key"
+	serial=$(openssl x509 -inform DER -in /var/lib/dkms/mok.pub -noout -serial 2>/dev/null ||
+		openssl x509 -in /var/lib/dkms/mok.pub -noout -serial)
+	serial=$(echo "${serial#serial=}" | tr A-F a-f | sed "s/^0*//"); echo "mok.pub serial: $serial"
+	[ "$signer" = "DKMS module signing key" ] && [ -n "$serial" ] && [ "$(echo "$sig_key" | sed "s/^0*//")" = "$serial" ]'
+record "Debian 13: the module DKMS built is signed with DKMS's machine owner key (modinfo -F signer: DKMS module signing key, its sig_key mok.pub's serial)" $?
+
+# One build of a release at a time: while the release's lock is held, rust-tree.sh waits.
+in_root "$common"'
+	flock "$state.lock" sleep 8 & sleep 1
+	timeout 4 sh "$src/dkms/rust-tree.sh" "$build" "$RELEASE" rustc; rc=$?; wait
+	echo "rust-tree.sh under a held lock: exit $rc"; [ $rc = 124 ] &&
+	[ "$(sh "$src/dkms/rust-tree.sh" "$build" "$RELEASE" rustc)" = "$state" ]'
+record "Debian 13: a second build of the release waits for the first's lock, then takes the tree it made" $?
+
+# A new build of the same release (another revision of the headers package, or another
+# .config): the tree made for the old one is not taken. The source hidden, rust-tree.sh
+# --source tells: the tree made for this build serves, one made for another does not.
+in_root "$common"'
+	mv /usr/src/linux-source-7.3.tar.xz /usr/src/linux-source-7.3.tar.xz.hidden
+	cp "$state/.zram_rs-key" /tmp/key
+	sh "$src/dkms/rust-tree.sh" --source "$build" "$RELEASE"; same=$?
+	echo "linux-headers-$RELEASE 0:another-revision $(sha256sum <$build/.config | cut -d" " -f1)" >"$state/.zram_rs-key"
+	sh "$src/dkms/rust-tree.sh" --source "$build" "$RELEASE"; revision=$?
+	echo "$(cut -d" " -f1,2 /tmp/key) 0000" >"$state/.zram_rs-key"
+	sh "$src/dkms/rust-tree.sh" --source "$build" "$RELEASE"; config=$?
+	cp /tmp/key "$state/.zram_rs-key"
+	mv /usr/src/linux-source-7.3.tar.xz.hidden /usr/src/linux-source-7.3.tar.xz
+	echo "same build: $same, another revision: $revision, another .config: $config"
+	[ $same = 0 ] && [ $revision = 1 ] && [ $config = 1 ]'
+record "Debian 13: Rust artefacts made for another revision of the headers or another .config of the same release are made again, not reused" $?
+
+# BINDGEN from /etc/default/zram-rs-dkms (DKMS's hooks pass no environment): with the tree's
+# key stale, the build reaches the tool checks and names the bindgen set there.
+in_root "$common"'
+	cp "$state/.zram_rs-key" /tmp/key
+	echo stale >"$state/.zram_rs-key"
+	echo BINDGEN=/opt/no-such/bindgen >/etc/default/zram-rs-dkms
+	(cd "$src" && sh dkms/build.sh "$build" "$RELEASE") 2>/tmp/out; rc=$?
+	rm -f /etc/default/zram-rs-dkms; cp /tmp/key "$state/.zram_rs-key"
+	cat /tmp/out; [ $rc != 0 ] && grep -q "/opt/no-such/bindgen" /tmp/out'
+record "Debian 13: BINDGEN is read from /etc/default/zram-rs-dkms" $?
+
+# A kernel upgrade whose headers come before the kernel's source: zram_rs unbuilt for the
+# release (still added to DKMS) and its Rust artefacts set aside (as for a new release), linux-source-7.3 removed;
+# the headers' DKMS hook (what linux-headers' postinst runs) succeeds, skipping zram_rs with
+# one line naming the package to install; then the source's package is installed and its
+# trigger builds and installs zram_rs (with the artefacts put back: nothing is made again).
+in_root "$common"'
+	set -e
+	cd /root
+	have=$(dpkg-query -W -f "\${Version}" linux-source-7.3)
+	[ -e linux-source-7.3_*.deb ] || apt-get download -q "linux-source-7.3=$have" >/dev/null
+	dkms uninstall -m zram_rs -v "$version" -k "$RELEASE" >/dev/null 2>&1 || true
+	dkms unbuild -m zram_rs -v "$version" -k "$RELEASE" >/dev/null
+	dkms status -m zram_rs -v "$version" | grep -q . # (still added, as for a new kernel)
+	mv "$state" "$state.aside"
+	dpkg -r linux-source-7.3 >/dev/null
+	rc=0; /etc/kernel/header_postinst.d/dkms "$RELEASE" >/tmp/out 2>&1 || rc=$?
+	cat /tmp/out; echo "headers hook: exit $rc"
+	[ $rc = 0 ] && grep -q "^zram_rs: not built for $RELEASE: .*install linux-source-7.3=$have\$" /tmp/out && ! installed
+	mv "$state.aside" "$state"
+	dpkg -i linux-source-7.3_*.deb 2>&1 | tail -n 5
+	installed && dkms status -m zram_rs -k "$RELEASE"'
+rc=$?
+# (never leave the root without its source, its artefacts or the module)
+in_root "$common"'
+	[ -e /usr/src/linux-source-7.3.tar.xz ] || dpkg -i /root/linux-source-7.3_*.deb
+	[ ! -e "$state.aside" ] || { rm -rf "$state"; mv "$state.aside" "$state"; }
+	installed || dkms install -m zram_rs -v "$version" -k "$RELEASE"' >/dev/null 2>&1
+record "Debian 13: headers before the kernel's source: the headers' DKMS hook succeeds with one line naming linux-source-7.3, and the source's arrival builds zram_rs" $rc
