@@ -5,10 +5,11 @@
 # scripts/debian-kernel.sh; KERNEL_DIR is its output): the module DKMS built carries DKMS's
 # signature (Secure Boot); one build of a release at a time; the Rust artefacts made for
 # another build of the same release (a new Debian revision, another .config) are not reused;
-# BINDGEN from /etc/default/zram-rs-dkms; and the kernel upgrade whose headers come before the
-# kernel's source: the headers' DKMS hook skips zram_rs with one line and succeeds, and the
-# source's arrival builds it (the package's trigger). Each case ends with the root as it
-# found it. Prints one "check: ok - NAME" or "check: FAILED - NAME" line per case.
+# BINDGEN from /etc/default/zram-rs-dkms; and a kernel upgrade in either order: the source
+# before the headers (their DKMS hook builds zram_rs), or the headers before the source (their
+# hook skips zram_rs with one line and succeeds, and the source's arrival builds it: the
+# package's trigger). Each case ends with the root as it found it. Prints one "check: ok -
+# NAME" or "check: FAILED - NAME" line per case.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/env.sh"
@@ -83,6 +84,14 @@ in_root "$common"'
 	rm -f /etc/default/zram-rs-dkms; cp /tmp/key "$state/.zram_rs-key"
 	cat /tmp/out; [ $rc != 0 ] && grep -q "/opt/no-such/bindgen" /tmp/out'
 record "Debian 13: BINDGEN is read from /etc/default/zram-rs-dkms" $?
+
+# The usual kernel upgrade: the source is there when the headers come; their DKMS hook (what
+# linux-headers' postinst runs) builds and installs zram_rs for the release.
+in_root "$common"'
+	dkms uninstall -m zram_rs -v "$version" -k "$RELEASE" >/dev/null 2>&1 || true
+	dkms unbuild -m zram_rs -v "$version" -k "$RELEASE" >/dev/null
+	! installed && /etc/kernel/header_postinst.d/dkms "$RELEASE" && installed'
+record "Debian 13: source before headers: the headers' DKMS hook builds and installs zram_rs" $?
 
 # A kernel upgrade whose headers come before the kernel's source: zram_rs unbuilt for the
 # release (still added to DKMS) and its Rust artefacts set aside (as for a new release), linux-source-7.3 removed;

@@ -3,7 +3,7 @@
 # installs it): with it linked into /etc/modprobe.d, kmod's `modprobe zram` loads zram_rs, with
 # the options given on the command line or for zram in modprobe.d, and falls back to C zram.ko
 # when the kernel has no zram_rs.ko; `modprobe -r zram` unloads either (and fails while zram_rs
-# is in use); the README's switch from a loaded zram.ko to zram_rs and back; without the link,
+# is in use); install.md's switch from a loaded zram.ko to zram_rs and back; without the link,
 # `modprobe zram` loads C zram.ko again. And the module's modinfo.
 . "$(dirname "$0")/lib.sh"
 plan $((29 + UNLOAD_CASES))
@@ -18,7 +18,7 @@ zram_devices() {
 check "without the configuration, modprobe zram succeeds" modprobe zram
 check_eq "and loads C zram.ko" zram "$(drivers_loaded)"
 
-# The README's switch: the link, then `modprobe -r zram` unloads C zram.ko, `modprobe zram`
+# install.md's switch: the link, then `modprobe -r zram` unloads C zram.ko, `modprobe zram`
 # loads zram_rs.
 ln -s "$conf" "$link"
 check "with the configuration linked, modprobe -r zram succeeds with zram.ko loaded" modprobe -r zram
