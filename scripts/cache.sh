@@ -31,10 +31,11 @@ kernel_version() {
 }
 
 # valid_name NAME: NAME is a kernel the tree can build or install (kernel_name's forms: ARCH,
-# -VARIANT, -7.3, -prepared; debian-7.3-FLAVOUR). Sets arch, variant, series and prepared.
+# -VARIANT, -7.3, -prepared; debian-7.3-FLAVOUR). Sets arch, variant and series (a prepared
+# tree's key is the built one's).
 valid_name() {
 	local name=$1 rest
-	arch= variant= series=6.12 prepared=0
+	arch= variant= series=6.12
 	case $name in
 	debian-7.3-amd64 | debian-7.3-cloud-amd64 | debian-7.3-rt-amd64)
 		series=debian-7.3
@@ -47,7 +48,6 @@ valid_name() {
 	rest=${name#"$arch"}
 	rest=${rest#-}
 	if [ "$rest" = prepared ] || [[ $rest == *-prepared ]]; then
-		prepared=1
 		rest=${rest%prepared}
 		rest=${rest%-}
 	fi

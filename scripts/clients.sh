@@ -14,7 +14,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 packages=(systemd-zram-generator zram-tools)
 packages_13=(systemd-zram-generator libc6 libgcc-s1)
 out=$ZRAM_RS_CACHE/clients/$(echo "${packages[*]} / ${packages_13[*]}" | sha256sum | cut -c1-12)
-# `clients.sh dir`: only the directory's name (scripts/cache.sh asks what the tree uses).
 if [ "${1:-}" = dir ]; then
 	echo "$out"
 	exit 0
