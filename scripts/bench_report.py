@@ -42,6 +42,10 @@ profiles = defaultdict(lambda: defaultdict(list))  # cell -> driver -> [(percent
 corpus = defaultdict(lambda: defaultdict(dict))
 corpus_memory = defaultdict(dict)  # (algorithm, variant) -> driver -> mem_used_total
 corpus_refused = []
+# cell -> driver -> rep -> (reads, p50, p99, p99.9, p99.99 in ns, writers' KiB/s)
+latency = defaultdict(lambda: defaultdict(dict))
+# cell -> zram_rs's reads that waited for a decompression context (read_stat), per rep
+latency_waited = defaultdict(dict)
 for line in log:
     words = line.split(" ", 4)
     if line.startswith("BENCH: reps"):
@@ -98,6 +102,12 @@ for line in log:
     elif line.startswith("PROFILE "):
         _, cell, driver, percent, symbol = line.split()[:5]
         profiles[cell][driver].append((percent, symbol))
+    elif line.startswith("LATENCY "):
+        _, cell, driver, rep, *values = line.split()
+        if len(values) in (6, 7):
+            latency[cell][driver][int(rep)] = tuple(float(v) for v in values[:6])
+        if len(values) == 7 and values[6] != "-":
+            latency_waited[cell][int(rep)] = int(values[6])
     elif line.startswith("STOSQ "):
         stosq = float(line.split()[1])
 
@@ -204,13 +214,37 @@ if corpus_rows:
         for row in corpus_rows:
             writer.writerow(row)
 
+# The latency cells: per driver the median over repetitions of each percentile and of the
+# writers' throughput; C / zram_rs per percentile (above 1: zram_rs's reads wait less) and
+# zram_rs / C for the writers (above 1: zram_rs's writers are faster).
+PERCENTILES = ["p50", "p99", "p99.9", "p99.99"]
+latency_rows = []
+for cell, drivers in latency.items():
+    c, rs = drivers.get("zram", {}), drivers.get("zram_rs", {})
+    reps = sorted(set(c) & set(rs))
+    if not reps:
+        continue
+    median = lambda d, i: statistics.median(d[r][i] for r in reps)
+    row = {"cell": cell, "reps": len(reps), "reads_c": median(c, 0), "reads_rs": median(rs, 0),
+           "waited_rs": max(latency_waited[cell].values(), default=None),
+           "writers_kib_s_c": median(c, 5), "writers_kib_s_rs": median(rs, 5)}
+    for i, name in enumerate(PERCENTILES, 1):
+        row[f"{name}_c"], row[f"{name}_rs"] = median(c, i), median(rs, i)
+    latency_rows.append(row)
+if latency_rows:
+    with open(out / "latency.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(latency_rows[0]))
+        writer.writeheader()
+        for row in latency_rows:
+            writer.writerow(row)
+
 counts = {}
 if (out / "callgrind.txt").exists():
     raw = dict(line.split() for line in (out / "callgrind.txt").read_text().splitlines() if line.strip())
     base = int(raw.get("none", 0))
     counts = {case: (int(total) - base) / 1000 for case, total in raw.items() if case != "none"}
 json.dump({"header": header, "timing": timing, "rows": rows, "stosq_gb_s": stosq, "instructions_per_page": counts,
-           "corpus": corpus_rows, "corpus_refused": corpus_refused},
+           "corpus": corpus_rows, "corpus_refused": corpus_refused, "latency": latency_rows},
           open(out / "results.json", "w"), indent=2)
 
 print(f"{header} ({timing})")
@@ -237,6 +271,25 @@ if counts:
             print(f"  scan, {kind:<7}: {ours:8.0f} vs {loop:8.0f}")
     if "fill-ours" in counts:
         print(f"  fill          : {counts['fill-ours']:8.0f} vs {counts['fill-loop']:8.0f}")
+
+if latency_rows:
+    unit = "k instructions" if clock == "icount" else "µs"
+    scale = 1000.0
+    print(f"reads beside compression: the readers' completion latency ({unit}, C / zram_rs; ratio above 1:\n"
+          " zram_rs's reads wait less) and the writers' throughput (KiB/s, zram_rs / C)")
+    print(f"{'cell':<24} " + " ".join(f"{p:>22}" for p in PERCENTILES) +
+          f" {'writers rs/C':>13} {'reads, C/rs':>15} {'waited':>7}")
+    for row in latency_rows:
+        cells = []
+        for p in PERCENTILES:
+            c, rs = row[f"{p}_c"] / scale, row[f"{p}_rs"] / scale
+            cells.append(f"{c:.1f}/{rs:.1f} {c / rs if rs else 0:.2f}")
+        writers = row["writers_kib_s_rs"] / row["writers_kib_s_c"] if row["writers_kib_s_c"] else 0
+        print(f"{row['cell']:<24} " + " ".join(f"{x:>22}" for x in cells) +
+              f" {writers:>13.3f} {row['reads_c']:>7.0f}/{row['reads_rs']:<7.0f}"
+              f" {'-' if row['waited_rs'] is None else row['waited_rs']:>7}")
+    print(" (waited: zram_rs's read_stat after the run, its reads that found every decompression\n"
+          "  context lent out; the most over the repetitions)")
 
 if corpus_rows:
     pages = corpus_rows[0]

@@ -34,10 +34,10 @@ mkdir -p "$build/src"
 sync_file() { cmp -s "$1" "$2" || cp "$1" "$2"; }
 sync_file "$ZRAM_RS_TOP/Kbuild" "$build/Kbuild"
 # Mirror src/ exactly (deleted files must disappear too), keeping build products.
-(cd "$build" && find src -name '*.rs' -o -name '*.c') | while read -r f; do
+(cd "$build" && find src -name '*.rs' -o -name '*.c' -o -name '*.h') | while read -r f; do
 	[ -e "$ZRAM_RS_TOP/$f" ] || rm -f "$build/$f"
 done
-(cd "$ZRAM_RS_TOP" && find src -name '*.rs' -o -name '*.c') | while read -r f; do
+(cd "$ZRAM_RS_TOP" && find src -name '*.rs' -o -name '*.c' -o -name '*.h') | while read -r f; do
 	mkdir -p "$build/$(dirname "$f")"
 	sync_file "$ZRAM_RS_TOP/$f" "$build/$f"
 done

@@ -108,6 +108,11 @@ fn same_stat_show(zram: &Zram, _disk: DiskRef<'_, Zram>, out: &mut SysfsBuf<'_>)
     write_result(writeln!(out, "{zero:>8} {nonzero:>8}"))
 }
 
+/// zram_rs extension: `"%8llu\n"`, page reads that waited for a decompression context.
+fn read_stat_show(zram: &Zram, _disk: DiskRef<'_, Zram>, out: &mut SysfsBuf<'_>) -> Result {
+    write_result(writeln!(out, "{:>8}", zram.read_stat()))
+}
+
 /// zram_rs extension: `1` (default) looks for same-filled pages, `0` compresses them like any
 /// other page.
 fn same_detection_show(zram: &Zram, _disk: DiskRef<'_, Zram>, out: &mut SysfsBuf<'_>) -> Result {
@@ -311,6 +316,8 @@ static DEBUG_STAT: DeviceAttribute<Zram> =
 
 static SAME_STAT: DeviceAttribute<Zram> =
     DeviceAttribute::new(c"same_stat", 0o444, Some(same_stat_show), None);
+static READ_STAT: DeviceAttribute<Zram> =
+    DeviceAttribute::new(c"read_stat", 0o444, Some(read_stat_show), None);
 static SAME_DETECTION: DeviceAttribute<Zram> = DeviceAttribute::new(
     c"same_detection",
     0o644,
@@ -343,7 +350,7 @@ const fn where_c_has(part: bool, attr: AttrPtr<Zram>) -> Option<AttrPtr<Zram>> {
 
 /// C zram's attributes, zram_rs's extensions, then the ones that only 6.12 or 7.3 has. (The order
 /// only decides the order of creation: sysfs lists a directory sorted by its own hash.)
-static LIST: AttributeList<Zram, 24> = AttributeList::new([
+static LIST: AttributeList<Zram, 25> = AttributeList::new([
     Some(AttrPtr::of(&DISKSIZE)),
     Some(AttrPtr::of(&INITSTATE)),
     Some(AttrPtr::of(&RESET)),
@@ -365,6 +372,7 @@ static LIST: AttributeList<Zram, 24> = AttributeList::new([
     where_c_has(C_MULTI_COMP, AttrPtr::of(&RECOMP_ALGORITHM)),
     where_c_has(C_MULTI_COMP, AttrPtr::of(&RECOMPRESS)),
     Some(AttrPtr::of(&SAME_STAT)),
+    Some(AttrPtr::of(&READ_STAT)),
     Some(AttrPtr::of(&SAME_DETECTION)),
     MAX_COMP_STREAMS_ENTRY,
     COMPRESSED_WRITEBACK_ENTRY,

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 //! One zram device ([`Zram`]): what it owns — its settings (`Config`, under `init_lock`), the
-//! algorithm choice, the initialised [`Storage`] (the [`PageStore`], the streams, the backing
-//! device), the counters, the writeback settings and the post-processing turn — and its life
-//! cycle: initialisation through `disksize`, and `reset`. The work on it is in one child
-//! module per concern: the bio path (`io.rs`), one page's read and write (`page_io.rs`), locked
-//! slot reads (`slot_access.rs`), counters (`counters.rs`), attributes (`store_attrs.rs`,
-//! `algorithm_attrs.rs`), writeback (`writeback.rs`, `writeback_settings.rs`, `backing.rs`),
-//! recompression (`recompress.rs`), what those two share (`post_process.rs`), and debugfs
-//! `block_state` (`block_state.rs`). Safe Rust only; the unsafe work is in the wrapper modules.
+//! algorithm choice, the initialised [`Storage`] (the [`PageStore`], the algorithms' streams and
+//! decompression contexts, the backing device), the counters, the writeback settings and the
+//! post-processing turn — and its life cycle: initialisation through `disksize`, and `reset`.
+//! The work on it is in one child module per concern: the bio path (`io.rs`), one page's read
+//! and write (`page_io.rs`), locked slot reads (`slot_access.rs`), counters (`counters.rs`),
+//! attributes (`store_attrs.rs`, `algorithm_attrs.rs`), writeback (`writeback.rs`,
+//! `writeback_settings.rs`, `backing.rs`), recompression (`recompress.rs`), what those two
+//! share (`post_process.rs`), and debugfs `block_state` (`block_state.rs`). Safe Rust only; the
+//! unsafe work is in the wrapper modules.
 //!
 //! # Locking
 //!
@@ -20,11 +21,13 @@
 //! turn (7.3, `post_process.rs`) → `choice` (the algorithms and parameters, a mutex; 6.12's
 //! `algorithm_params` takes it alone, as C takes no lock) → `storage`
 //! (a spinlock held only to clone or swap the `Arc` of the initialised state) → a compression
-//! stream (a sleeping wait in `StreamPool`; under a slot lock only `try_get`, which never
-//! waits) → a slot lock (`table.rs`) → zsmalloc's own locks.
+//! stream or a decompression context (each a sleeping wait in its pool, `comp/pool.rs`; under
+//! a slot lock only `try_get`, which never waits; no thread holds two of them) → a slot lock
+//! (`table.rs`) → zsmalloc's own locks.
 //! The I/O path takes no device-wide lock: it gets the storage the disk published
-//! ([`DiskRef::publish_io`]), may wait for a stream, and then only locks single slots. `reset`
-//! takes the storage back under a [`Claim`] (no openers, so no I/O in flight). Attributes
+//! ([`DiskRef::publish_io`]), may wait for a stream (a write) or a decompression context (a
+//! read), and then only locks single slots. `reset` takes the storage back under a [`Claim`]
+//! (no openers, so no I/O in flight). Attributes
 //! reach the storage through the `storage` spinlock instead, which keeps its own reference.
 //! This disk's own `open_mutex` (taken for claims) is never held together with `init_lock`.
 //! A writeback or recompression holds `init_lock` for reading until it has let go of the
@@ -35,7 +38,7 @@
 use crate::abi::Abi;
 use crate::comp::algorithm::Named;
 use crate::comp::choice::{Choice, Recompressors};
-use crate::comp::{Algorithm, StreamPool};
+use crate::comp::Codec;
 use crate::kapi::cpu;
 use crate::kapi::disk::{Claim, DiskRef};
 use crate::kapi::rwsem::RwSemaphore;
@@ -87,15 +90,14 @@ impl Config {
     }
 }
 
-/// Everything an initialised device has: the stored pages and the compression streams.
+/// Everything an initialised device has: the stored pages and the algorithms' codecs.
 #[pin_data]
 pub(crate) struct Storage {
     pages: PageStore,
-    /// The primary algorithm's streams, and the algorithm.
+    /// The primary algorithm's streams and decompression contexts.
     #[pin]
-    streams: StreamPool,
-    algorithm: Algorithm,
-    /// The recompression algorithms and their streams.
+    codec: Codec,
+    /// The recompression algorithms' codecs.
     recompressors: Recompressors,
     /// Compressed sizes at or above this are stored uncompressed (zsmalloc's huge class).
     huge_class_size: usize,
@@ -106,11 +108,11 @@ pub(crate) struct Storage {
 }
 
 impl Storage {
-    /// The algorithm and streams of `priority`, if the device has it.
+    /// The codec of `priority`'s algorithm, if the device has it.
     #[inline(always)]
-    fn comp(&self, priority: Priority) -> Option<(Algorithm, &StreamPool)> {
+    fn comp(&self, priority: Priority) -> Option<&Codec> {
         if priority == Priority::PRIMARY {
-            Some((self.algorithm, &self.streams))
+            Some(&self.codec)
         } else {
             self.recompressors.get(priority)
         }
@@ -220,11 +222,11 @@ impl Zram {
         let choice = self.choice.lock().clone();
         let algorithm = choice.primary();
         let count = cpu::num_online_cpus() as usize;
-        // Each algorithm's streams, in priority order (as C's `comps`).
-        let streams = StreamPool::new(algorithm, choice.params(Priority::PRIMARY), count)
+        // Each algorithm's codec, in priority order (as C's `comps`).
+        let codecs = Codec::new(algorithm, choice.params(Priority::PRIMARY), count)
             .map_err(|error| (algorithm, error))
-            .and_then(|streams| Ok((streams, Recompressors::new(&choice, count)?)));
-        let (streams, recompressors) = match streams {
+            .and_then(|codec| Ok((codec, Recompressors::new(&choice, count)?)));
+        let (codec, recompressors) = match codecs {
             Ok(both) => both,
             Err((failed, error)) => {
                 pr_err!("Cannot initialise {} compressing backend\n", failed.name());
@@ -240,8 +242,7 @@ impl Zram {
         let storage = Arc::pin_init(
             pin_init!(Storage {
                 pages,
-                streams <- streams,
-                algorithm,
+                codec <- codec,
                 recompressors,
                 huge_class_size,
                 backing,
@@ -278,7 +279,7 @@ impl Zram {
         claim.disk().clear_io_stats();
         let io = claim.take_io();
         let storage = self.storage.lock().take();
-        // The last references: free every object, the pool, the table and the streams (may
+        // The last references: free every object, the pool, the table and the codecs (may
         // sleep, so outside the spinlock).
         drop(io);
         drop(storage);

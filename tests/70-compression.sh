@@ -206,7 +206,7 @@ for algorithm in lz4 zstd; do
 done
 
 # More writers than compression streams (one per CPU): borrowers wait for a stream and get one;
-# zstd's reads (fio's verify pass) need a stream too.
+# zstd's reads (fio's verify pass) borrow decompression contexts, one per CPU too.
 echo 1 >$z/reset
 echo zstd >$z/comp_algorithm
 echo 256M >$z/disksize

@@ -1,14 +1,14 @@
 #!/bin/bash
 # Readers keep making progress while writers wait for memory. One zstd device holds an ext4
 # file system with a reader's file (compressible text, stored compressed: reading it needs a
-# compression stream), the writers' files and a swap file. memfill (tools/memfill.c) fills more
+# decompression context), the writers' files and a swap file. memfill (tools/memfill.c) fills more
 # than the guest's RAM, so swap writes go to the same device, and the writers' pool allocations
 # fall to the slow path with direct reclaim (debug_stat's writestall). Meanwhile a reader reads
 # the stored pages with direct I/O in a loop: each read must finish within a minute and read
 # what was written (its 256 KiB chunk's digest, taken from the data before it reached the file
-# system), and the file stays intact. A writer that keeps its compression stream while it sleeps in reclaim
-# starves the reader; and since the swap writes that would free memory wait for a stream too,
-# it stops the machine: the script then never ends and the VM's timeout fails the run, which is
+# system), and the file stays intact. A writer that keeps its compression stream while it sleeps
+# in reclaim starves the other writers (and, were reads to share the streams, the reader); and
+# since the swap writes that would free memory wait for a stream too, it stops the machine: the script then never ends and the VM's timeout fails the run, which is
 # why it runs last. (Under TCG the whole guest can stall for minutes under this pressure with a
 # correct driver too, so only each read's own duration is bounded.)
 # PROGRESS_DRIVER=zram runs the same against C zram.ko (tools/progress-both.sh, an experiment:

@@ -17,6 +17,10 @@
 #   TABLE <driver> <bytes of the slot table> <pages>   (from /proc/vmallocinfo)
 #   STOSQ <GB/s>
 #   PROFILE <cell> <driver> <percent> <kernel symbol>   (BENCH_PROFILE=1: one perf run per cell)
+#   LATENCY <cell> <driver> <rep> <reads> <p50> <p99> <p99.9> <p99.99> <writers' KiB/s> <waited>
+#                                      (the readers' completion latency percentiles in ns of
+#                                       the guest's clock; reads completed; zram_rs's read_stat,
+#                                       the reads that waited for a decompression context, or -)
 #   INSN <phase> <cell> <driver> <pages>   (BENCH_PROFILE=insn: the counting plugin's phase that
 #                                           holds one run of the cell, and the pages it moved)
 #   KSYM <address> <type> <symbol> [<module>]   (BENCH_PROFILE=insn: the module's symbols)
@@ -329,6 +333,57 @@ if [ -z "$counting" ] && echo corpus | grep -Eq "$only" && [ -d /corpus ]; then
 			echo "CORPUS_MEMORY $driver $algorithm $label ${mm[2]}"
 			teardown "$driver"
 		done
+	done
+fi
+
+# Reads beside compression: writers compress 4 KiB random writes (60 % compressible) past
+# 64 MiB of prefilled pages while readers read those pages 4 KiB at random, direct I/O, for
+# BENCH_LATENCY_SECONDS (20) of the guest's clock: the readers' completion latency percentiles
+# (ns of the guest's clock, guest instructions under BENCH_CLOCK=icount) and the writers'
+# throughput. Cells latency/<algorithm>/w<writers>r<readers>: a writer per vCPU and a reader per
+# two (two writers and one reader on the default two vCPUs; four and two with SMP=4).
+latency_seconds=${BENCH_LATENCY_SECONDS:-20}
+# latency_json: the readers' reads and percentiles and the writers' KiB/s from fio's JSON.
+latency_json() {
+	awk '
+		/"jobname" :/ { job = $3; gsub(/[",]/, "", job); section = "" }
+		/"read" : \{/ { section = "read" }
+		/"write" : \{/ { section = "write" }
+		job == "writers" && section == "write" && /"bw" :/ && bw == "" { bw = $3; sub(/,/, "", bw) }
+		job == "readers" && section == "read" && /"total_ios" :/ && reads == "" { reads = $3; sub(/,/, "", reads) }
+		job == "readers" && section == "read" && /"percentile" : \{/ && !seen { inside = 1; seen = 1; next }
+		inside && /\}/ { inside = 0 }
+		inside { key = $1; value = $3; gsub(/[",]/, "", key); sub(/,/, "", value); p[key + 0] = value }
+		END { print reads + 0, p[50] + 0, p[99] + 0, p[99.9] + 0, p[99.99] + 0, bw + 0 }'
+}
+# latency_cell ALGORITHM PARAMS WRITERS READERS (PARAMS: algorithm_params, or -)
+latency_cell() {
+	local algorithm=$1 params=$2 writers=$3 readers=$4 rep driver name
+	name=latency/$algorithm${params#level=}/w${writers}r${readers}
+	[ "$params" != - ] || name=latency/$algorithm/w${writers}r${readers}
+	echo "$name" | grep -Eq "$only" || return 0
+	for rep in $(seq 1 "$timed_reps"); do
+		for driver in $(order "$rep"); do
+			modprobe "$driver" num_devices=1 || exit 1
+			echo "$algorithm" >$z/comp_algorithm
+			[ "$params" = - ] || echo "algo=$algorithm $params" >$z/algorithm_params
+			echo 1G >$z/disksize
+			fio --name=prefill --filename=$dev --rw=write --bs=1M --size=64M --direct=1 \
+				--buffer_compress_percentage=60 --refill_buffers --randseed=$rep >/dev/null 2>&1
+			echo "LATENCY $name $driver $rep $(fio --filename=$dev --direct=1 --ioengine=psync \
+				--bs=4k --time_based --runtime="$latency_seconds" --group_reporting \
+				--percentile_list=50:99:99.9:99.99 --output-format=json --randseed=$rep \
+				--name=writers --rw=randwrite --numjobs="$writers" --offset=64M --size=512M \
+				--buffer_compress_percentage=60 --refill_buffers \
+				--name=readers --new_group --rw=randread --numjobs="$readers" --offset=0 \
+				--size=64M 2>/dev/null | latency_json) $(cat $z/read_stat 2>/dev/null || echo -)"
+			teardown "$driver"
+		done
+	done
+}
+if [ -z "$counting" ]; then
+	for algorithm in "zstd level=12" "lz4 -"; do
+		latency_cell $algorithm "$(nproc)" $(($(nproc) > 1 ? $(nproc) / 2 : 1))
 	done
 fi
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 //! 842: software 842 compression (C's `backend_842.c`). No levels; decompresses without a
-//! stream.
+//! context.
 
 use super::{Backend, Decompressor, Params};
 use crate::kapi::sw842;
@@ -13,7 +13,8 @@ impl Backend for Sw842 {
     const NAME: &'static str = "842";
     const C_DEFAULT: bool = cfg!(CONFIG_ZRAM_DEF_COMP_842);
     type Context = sw842::WorkMem;
-    const DECOMPRESSOR: Decompressor<sw842::WorkMem> = Decompressor {
+    type ReadContext = ();
+    const DECOMPRESSOR: Decompressor<()> = Decompressor {
         stateless: Some(sw842::decompress),
         with_context: None,
     };
@@ -25,6 +26,10 @@ impl Backend for Sw842 {
 
     fn create(_params: Params) -> Result<sw842::WorkMem> {
         sw842::WorkMem::new()
+    }
+
+    fn create_reader(_first: &sw842::WorkMem, _params: &Params) -> Result {
+        Ok(())
     }
 
     fn compress(context: &mut sw842::WorkMem, src: &[u8], dst: &mut [u8]) -> Result<usize> {

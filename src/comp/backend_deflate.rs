@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 //! deflate: raw deflate with a 2 KiB window, as the crypto API and C zram use it (C's
-//! `backend_deflate.c`), at a level, zlib's default by default. A stream holds a deflate and
-//! an inflate stream, so readers need a stream.
+//! `backend_deflate.c`), at a level, zlib's default by default. A stream holds a deflate stream,
+//! a decompression context an inflate stream.
 
 use super::{Backend, Decompressor, Params};
 use crate::comp::algorithm::NO_LEVEL;
@@ -17,23 +17,25 @@ const WINBITS: &str = "deflate.winbits";
 /// `deflate`.
 pub(crate) struct Deflate;
 
-/// A stream's zlib streams. Should the inflate stream fail to start, the deflate stream made
-/// before it is ended as it drops.
-pub(crate) struct DeflateContext {
-    deflate: zlib::Deflate,
-    inflate: zlib::Inflate,
+/// Decompresses with the decompression context's inflate stream.
+fn decompress(inflate: &mut zlib::Inflate, src: &[u8], dst: &mut [u8]) -> Result {
+    inflate.decompress(src, dst)
 }
 
-/// Decompresses with the stream's inflate stream.
-fn decompress(context: &mut DeflateContext, src: &[u8], dst: &mut [u8]) -> Result {
-    context.inflate.decompress(src, dst)
+/// The window `params` ask for, or deflate's own.
+fn window_bits(params: &Params) -> i32 {
+    match params.backend_param(WINBITS) {
+        NO_LEVEL => WINDOW_BITS,
+        bits => bits,
+    }
 }
 
 impl Backend for Deflate {
     const NAME: &'static str = "deflate";
     const C_DEFAULT: bool = cfg!(CONFIG_ZRAM_DEF_COMP_DEFLATE);
-    type Context = DeflateContext;
-    const DECOMPRESSOR: Decompressor<DeflateContext> = Decompressor {
+    type Context = zlib::Deflate;
+    type ReadContext = zlib::Inflate;
+    const DECOMPRESSOR: Decompressor<zlib::Inflate> = Decompressor {
         stateless: None,
         with_context: Some(decompress),
     };
@@ -57,18 +59,15 @@ impl Backend for Deflate {
         Ok(())
     }
 
-    fn create(params: Params) -> Result<DeflateContext> {
-        let window_bits = match params.backend_param(WINBITS) {
-            NO_LEVEL => WINDOW_BITS,
-            bits => bits,
-        };
-        Ok(DeflateContext {
-            deflate: zlib::Deflate::new(params.level, window_bits)?,
-            inflate: zlib::Inflate::new(window_bits)?,
-        })
+    fn create(params: Params) -> Result<zlib::Deflate> {
+        zlib::Deflate::new(params.level, window_bits(&params))
     }
 
-    fn compress(context: &mut DeflateContext, src: &[u8], dst: &mut [u8]) -> Result<usize> {
-        context.deflate.compress(src, dst)
+    fn create_reader(_first: &zlib::Deflate, params: &Params) -> Result<zlib::Inflate> {
+        zlib::Inflate::new(window_bits(params))
+    }
+
+    fn compress(deflate: &mut zlib::Deflate, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+        deflate.compress(src, dst)
     }
 }

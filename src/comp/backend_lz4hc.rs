@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 //! lz4hc: LZ4HC at a level, 9 by default, with or without a dictionary (C's
 //! `backend_lz4hc.c`). Its output is LZ4's, so it decompresses with LZ4's decoder, without a
-//! stream unless there is a dictionary.
+//! context unless there is a dictionary.
 
 use super::{Backend, Decompressor, Params};
 use crate::kapi::lz4;
@@ -10,30 +10,23 @@ use kernel::prelude::*;
 /// `lz4hc`.
 pub(crate) struct Lz4hc;
 
-/// A stream's LZ4HC state: work memory, or with a dictionary a compression and a decoding
-/// stream primed with it.
+/// A stream's LZ4HC state: work memory, or with a dictionary a compression stream primed with
+/// it.
 pub(crate) enum Lz4hcContext {
     /// Without a dictionary.
     Plain(lz4::HcCompressor),
     /// With a dictionary.
-    Dict(lz4::DictHcCompressor, lz4::DictDecompressor),
-}
-
-/// Decompresses with the stream's dictionary, or without one.
-fn decompress(context: &mut Lz4hcContext, src: &[u8], dst: &mut [u8]) -> Result {
-    match context {
-        Lz4hcContext::Plain(_) => lz4::decompress(src, dst),
-        Lz4hcContext::Dict(_, decompressor) => decompressor.decompress(src, dst),
-    }
+    Dict(lz4::DictHcCompressor),
 }
 
 impl Backend for Lz4hc {
     const NAME: &'static str = "lz4hc";
     const C_DEFAULT: bool = cfg!(CONFIG_ZRAM_DEF_COMP_LZ4HC);
     type Context = Lz4hcContext;
-    const DECOMPRESSOR: Decompressor<Lz4hcContext> = Decompressor {
+    type ReadContext = lz4::Reader;
+    const DECOMPRESSOR: Decompressor<lz4::Reader> = Decompressor {
         stateless: Some(lz4::decompress),
-        with_context: Some(decompress),
+        with_context: Some(lz4::Reader::decompress),
     };
 
     fn default_level() -> i32 {
@@ -47,17 +40,18 @@ impl Backend for Lz4hc {
     fn create(params: Params) -> Result<Lz4hcContext> {
         Ok(match params.dict {
             None => Lz4hcContext::Plain(lz4::HcCompressor::new(params.level)?),
-            Some(dict) => Lz4hcContext::Dict(
-                lz4::DictHcCompressor::new(params.level, dict.clone())?,
-                lz4::DictDecompressor::new(dict)?,
-            ),
+            Some(dict) => Lz4hcContext::Dict(lz4::DictHcCompressor::new(params.level, dict)?),
         })
+    }
+
+    fn create_reader(_first: &Self::Context, params: &Params) -> Result<lz4::Reader> {
+        lz4::Reader::new(params.dict.clone())
     }
 
     fn compress(context: &mut Lz4hcContext, src: &[u8], dst: &mut [u8]) -> Result<usize> {
         match context {
             Lz4hcContext::Plain(compressor) => compressor.compress(src, dst),
-            Lz4hcContext::Dict(compressor, _) => compressor.compress(src, dst),
+            Lz4hcContext::Dict(compressor) => compressor.compress(src, dst),
         }
     }
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 //! lzo-rle and lzo: LZO1X-1 with and without runs of zeroes encoded (C's `backend_lzorle.c` and
 //! `backend_lzo.c`), one backend type for both. Both decompress with the same decoder, without
-//! a stream. No levels.
+//! a context. No levels.
 
 use super::{Backend, Decompressor, Params};
 use crate::kapi::lzo;
@@ -20,7 +20,8 @@ impl<const RLE: bool> Backend for Lzo1x<RLE> {
     const C_DEFAULT: bool =
         (RLE && cfg!(CONFIG_ZRAM_DEF_COMP_LZORLE)) || (!RLE && cfg!(CONFIG_ZRAM_DEF_COMP_LZO));
     type Context = lzo::WorkMem;
-    const DECOMPRESSOR: Decompressor<lzo::WorkMem> = Decompressor {
+    type ReadContext = ();
+    const DECOMPRESSOR: Decompressor<()> = Decompressor {
         stateless: Some(lzo::decompress),
         with_context: None,
     };
@@ -32,6 +33,10 @@ impl<const RLE: bool> Backend for Lzo1x<RLE> {
 
     fn create(_params: Params) -> Result<lzo::WorkMem> {
         lzo::WorkMem::new()
+    }
+
+    fn create_reader(_first: &lzo::WorkMem, _params: &Params) -> Result {
+        Ok(())
     }
 
     #[inline(always)]

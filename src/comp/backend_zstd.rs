@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 //! zstd at a level, the library's default level by default, with the parameters the library
 //! chooses for one page, with or without a dictionary (C's `backend_zstd.c`). A stream holds a
-//! compression and a decompression context, so readers need a stream.
+//! library compression context, a decompression context (a reader's) a library decompression
+//! context.
 
 use super::{Backend, Decompressor, Params};
 use crate::kapi::zstd;
@@ -10,19 +11,28 @@ use kernel::prelude::*;
 /// `zstd`.
 pub(crate) struct Zstd;
 
-/// A stream's zstd contexts, with or without a dictionary.
+/// A stream's zstd compression context, with or without a dictionary.
 pub(crate) enum ZstdContext {
-    /// Without a dictionary: contexts in workspaces sized for one page.
-    Plain(zstd::CompressContext, zstd::DecompressContext),
-    /// With a dictionary, digested once for all the device's streams.
-    Dict(zstd::DictContext),
+    /// Without a dictionary: a context in a workspace sized for one page.
+    Plain(zstd::CompressContext),
+    /// With a dictionary, digested once for all the device's streams and decompression
+    /// contexts.
+    Dict(zstd::DictCompressContext),
 }
 
-/// Decompresses with the stream's decompression context.
-fn decompress(context: &mut ZstdContext, src: &[u8], dst: &mut [u8]) -> Result {
+/// A decompression context's zstd context, with or without the device's dictionary.
+pub(crate) enum ZstdReadContext {
+    /// Without a dictionary.
+    Plain(zstd::DecompressContext),
+    /// With the digested dictionary of the device's streams.
+    Dict(zstd::DictDecompressContext),
+}
+
+/// Decompresses with the decompression context.
+fn decompress(context: &mut ZstdReadContext, src: &[u8], dst: &mut [u8]) -> Result {
     match context {
-        ZstdContext::Plain(_, decompress) => decompress.decompress(src, dst),
-        ZstdContext::Dict(context) => context.decompress(src, dst),
+        ZstdReadContext::Plain(decompress) => decompress.decompress(src, dst),
+        ZstdReadContext::Dict(decompress) => decompress.decompress(src, dst),
     }
 }
 
@@ -30,7 +40,8 @@ impl Backend for Zstd {
     const NAME: &'static str = "zstd";
     const C_DEFAULT: bool = cfg!(CONFIG_ZRAM_DEF_COMP_ZSTD);
     type Context = ZstdContext;
-    const DECOMPRESSOR: Decompressor<ZstdContext> = Decompressor {
+    type ReadContext = ZstdReadContext;
+    const DECOMPRESSOR: Decompressor<ZstdReadContext> = Decompressor {
         stateless: None,
         with_context: Some(decompress),
     };
@@ -45,29 +56,37 @@ impl Backend for Zstd {
 
     fn create(params: Params) -> Result<ZstdContext> {
         Ok(match params.dict {
-            None => ZstdContext::Plain(
-                zstd::CompressContext::new(params.level, kernel::page::PAGE_SIZE as u64)?,
-                zstd::DecompressContext::new()?,
-            ),
-            Some(dict) => ZstdContext::Dict(zstd::DictContext::new(zstd::DigestedDict::new(
+            None => ZstdContext::Plain(zstd::CompressContext::new(
                 params.level,
-                dict,
-            )?)?),
+                kernel::page::PAGE_SIZE as u64,
+            )?),
+            Some(dict) => ZstdContext::Dict(zstd::DictCompressContext::new(
+                zstd::DigestedDict::new(params.level, dict)?,
+            )?),
         })
     }
 
     fn create_like(first: &ZstdContext, params: Params) -> Result<ZstdContext> {
         match first {
-            ZstdContext::Dict(context) => Ok(ZstdContext::Dict(zstd::DictContext::new(
+            ZstdContext::Dict(context) => Ok(ZstdContext::Dict(zstd::DictCompressContext::new(
                 context.dict().clone(),
             )?)),
             ZstdContext::Plain(..) => Self::create(params),
         }
     }
 
+    fn create_reader(first: &ZstdContext, _params: &Params) -> Result<ZstdReadContext> {
+        Ok(match first {
+            ZstdContext::Plain(_) => ZstdReadContext::Plain(zstd::DecompressContext::new()?),
+            ZstdContext::Dict(context) => {
+                ZstdReadContext::Dict(zstd::DictDecompressContext::new(context.dict().clone())?)
+            }
+        })
+    }
+
     fn compress(context: &mut ZstdContext, src: &[u8], dst: &mut [u8]) -> Result<usize> {
         match context {
-            ZstdContext::Plain(compress, _) => compress.compress(src, dst),
+            ZstdContext::Plain(compress) => compress.compress(src, dst),
             ZstdContext::Dict(context) => context.compress(src, dst),
         }
     }

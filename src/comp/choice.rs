@@ -3,12 +3,12 @@
 //! priority 0) and up to three recompression algorithms (`recomp_algorithm`, priorities 1 to
 //! 3), each with what `algorithm_params` set for it. [`Choice`] is what the next
 //! initialisation uses (the device keeps it under `init_lock`; `reset` clears it);
-//! [`Recompressors`] are the streams of an initialised device's recompression algorithms (the
-//! primary algorithm's streams are the storage's own, on the I/O path). Also how a
+//! [`Recompressors`] are the codecs of an initialised device's recompression algorithms (the
+//! primary algorithm's is the storage's own, on the I/O path). Also how a
 //! parameters write finds its priority, and how a dictionary is read.
 
 use super::algorithm::{AlgorithmParams, Named};
-use super::{Algorithm, Params, StreamPool};
+use super::{Algorithm, Codec, Params};
 use crate::abi::Abi;
 use crate::kapi::file::FileContents;
 use crate::slot::{Priority, MAX_PRIORITIES};
@@ -91,36 +91,29 @@ impl Choice {
     }
 }
 
-/// A recompression algorithm of an initialised device, with its streams.
-struct Recompressor {
-    algorithm: Algorithm,
-    streams: Pin<KBox<StreamPool>>,
-}
-
 /// The recompression algorithms of an initialised device (C's `comps[1..]`), by priority.
-pub(crate) struct Recompressors([Option<Recompressor>; MAX_PRIORITIES - 1]);
+pub(crate) struct Recompressors([Option<Pin<KBox<Codec>>>; MAX_PRIORITIES - 1]);
 
 impl Recompressors {
-    /// `count` streams for each recompression algorithm of `choice`, made in priority order;
-    /// on failure, the algorithm that failed and why.
+    /// A codec of `count` streams and decompression contexts for each recompression algorithm
+    /// of `choice`, made in priority order; on failure, the algorithm that failed and why.
     pub(crate) fn new(choice: &Choice, count: usize) -> Result<Self, (Algorithm, Error)> {
         let mut all = [None, None, None];
         for (entry, priority) in all.iter_mut().zip(Priority::all().skip(1)) {
             if let Some(algorithm) = choice.algorithm(priority) {
-                let streams = StreamPool::new(algorithm, choice.params(priority), count)
-                    .and_then(|streams| KBox::pin_init(streams, GFP_KERNEL))
+                let codec = Codec::new(algorithm, choice.params(priority), count)
+                    .and_then(|codec| KBox::pin_init(codec, GFP_KERNEL))
                     .map_err(|error| (algorithm, error))?;
-                *entry = Some(Recompressor { algorithm, streams });
+                *entry = Some(codec);
             }
         }
         Ok(Self(all))
     }
 
-    /// The algorithm and streams of recompression priority `priority`, if it has one.
+    /// The codec of recompression priority `priority`, if it has one.
     #[inline(always)]
-    pub(crate) fn get(&self, priority: Priority) -> Option<(Algorithm, &StreamPool)> {
-        let entry = self.0.get(priority.index().checked_sub(1)?)?.as_ref()?;
-        Some((entry.algorithm, &entry.streams))
+    pub(crate) fn get(&self, priority: Priority) -> Option<&Codec> {
+        self.0.get(priority.index().checked_sub(1)?)?.as_deref()
     }
 
     /// How many there are.

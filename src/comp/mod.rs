@@ -2,10 +2,11 @@
 //! The compression layer, as C zram's `zcomp`: the [`Backend`] trait that each algorithm
 //! implements in a `backend_*.rs` file of its own (over the library wrappers of `kapi`), the
 //! parameters a backend takes ([`Params`]), and the table of backends that defines
-//! [`Algorithm`] and dispatches to them. Beside it: the streams that compress pages and the
-//! pool that lends them (`stream.rs`), algorithm names and the `algorithm_params` request
-//! (`algorithm.rs`, pure logic), and a device's choice of algorithms by priority with the
-//! recompression streams (`choice.rs`).
+//! [`Algorithm`] and dispatches to them. Beside it: the streams that compress pages
+//! (`stream.rs`), the decompression contexts that read them (`reader.rs`), the pool that lends
+//! either (`pool.rs`), an algorithm's streams and contexts together (`codec.rs`), algorithm
+//! names and the `algorithm_params` request (`algorithm.rs`, pure logic), and a device's choice
+//! of algorithms by priority with the recompression algorithms' codecs (`choice.rs`).
 //!
 //! Dispatch is static: the table generates a `match` over the backends for each operation, so
 //! a page costs no indirect call and no allocation. Adding an algorithm takes a backend file
@@ -30,6 +31,9 @@ mod backend_lzo;
 #[cfg(zram_rs_backend_zstd)]
 mod backend_zstd;
 pub(crate) mod choice;
+mod codec;
+mod pool;
+mod reader;
 mod stream;
 
 use crate::abi::Abi;
@@ -37,9 +41,11 @@ use crate::comp::algorithm::{Named, MAX_BACKEND_KEYS, NO_LEVEL};
 use crate::kapi::file::FileContents;
 use crate::kapi::zspool::ZsPool;
 use crate::Kernel;
+pub(crate) use codec::{Codec, ReaderGuard, StreamGuard};
 use kernel::prelude::*;
 use kernel::sync::Arc;
-pub(crate) use stream::{StreamGuard, StreamPool};
+use reader::Reader;
+use stream::Stream;
 
 const PAGE_SIZE: usize = kernel::page::PAGE_SIZE;
 
@@ -78,16 +84,19 @@ impl Params {
 }
 
 /// A compression algorithm's implementation, what C zram's `struct zcomp_ops` is. A backend is
-/// a type without values; the state of one stream is its [`Backend::Context`].
+/// a type without values; the state of one compression stream is its [`Backend::Context`], that
+/// of one decompression context its [`Backend::ReadContext`].
 pub(crate) trait Backend {
     /// The name user space writes to and reads from `comp_algorithm`.
     const NAME: &'static str;
     /// Whether C zram's configured default is this algorithm (its `CONFIG_ZRAM_DEF_COMP_*`).
     const C_DEFAULT: bool;
-    /// A stream's state: the library's work memory or contexts, and the level.
+    /// A compression stream's state: the library's work memory or context, and the level.
     type Context: Send;
+    /// A decompression context's state (`()` for a backend that decompresses without one).
+    type ReadContext: Send;
     /// How the backend decompresses.
-    const DECOMPRESSOR: Decompressor<Self::Context>;
+    const DECOMPRESSOR: Decompressor<Self::ReadContext>;
 
     /// The level when none was asked for (C's `setup_params`). Backends without levels keep
     /// this one and ignore the level.
@@ -113,6 +122,11 @@ pub(crate) trait Backend {
         Self::create(params)
     }
 
+    /// A decompression context's state with `params` (as set: its level is not looked at),
+    /// sharing what it may with `first`, the device's first compression stream of this
+    /// algorithm (zstd's digested dictionary).
+    fn create_reader(first: &Self::Context, params: &Params) -> Result<Self::ReadContext>;
+
     /// Compresses `src` into `dst`; returns the compressed length.
     fn compress(context: &mut Self::Context, src: &[u8], dst: &mut [u8]) -> Result<usize>;
 }
@@ -120,19 +134,19 @@ pub(crate) trait Backend {
 /// How a backend decompresses `src` into the whole of `dst`; either way `EIO` unless the data
 /// is valid and decompresses to exactly `dst.len()` bytes. At least one of the two is set (a
 /// backend's constant; with neither, every read would fail with `EINVAL`):
-/// lzo and 842 decompress without state (readers need no stream, so they never wait for one),
-/// zstd and deflate with a stream's context, lz4 and lz4hc without state unless the stream has
-/// a dictionary (their context's function knows whether it has one).
+/// lzo and 842 decompress without state (readers need no context, so they never wait for one),
+/// zstd and deflate with a decompression context, lz4 and lz4hc without state unless the device
+/// has a dictionary (their context's function knows whether it has one).
 pub(crate) struct Decompressor<C> {
     /// Without state (and without a dictionary).
     pub(crate) stateless: Option<StatelessFn>,
-    /// With a stream's context; preferred when both are set.
+    /// With a decompression context; preferred when both are set.
     pub(crate) with_context: Option<ContextFn<C>>,
 }
 
 /// A decompression function without state.
 type StatelessFn = fn(&[u8], &mut [u8]) -> Result;
-/// A decompression function with a stream's context `C`.
+/// A decompression function with a decompression context `C`.
 type ContextFn<C> = fn(&mut C, &[u8], &mut [u8]) -> Result;
 
 impl<C> Decompressor<C> {
@@ -217,8 +231,9 @@ fn create<B: Backend>(params: Params, first: Option<&B::Context>) -> Result<B::C
     }
 }
 
-/// Defines [`Algorithm`] (one variant per backend, named as the backend's type) and a stream's
-/// [`Context`] from the table below, with one `match` over the table per operation.
+/// Defines [`Algorithm`] (one variant per backend, named as the backend's type), a stream's
+/// [`Context`] and a decompression context's [`ReadContext`] from the table below, with one
+/// `match` over the table per operation.
 macro_rules! backends {
     ($(#[cfg($cfg:meta)] $file:ident::$backend:ident),+ $(,)?) => {
         /// A compression algorithm: one entry of the table of backends.
@@ -249,10 +264,10 @@ macro_rules! backends {
                 }
             }
 
-            /// Whether the algorithm decompresses without a stream, with a dictionary set
+            /// Whether the algorithm decompresses without a context, with a dictionary set
             /// (`dict`) or not.
             #[inline(always)]
-            fn decompresses_without_stream(self, dict: bool) -> bool {
+            fn decompresses_without_context(self, dict: bool) -> bool {
                 match self {
                     $(#[cfg($cfg)] Self::$backend => {
                         <$file::$backend as Backend>::DECOMPRESSOR.is_stateless(dict)
@@ -260,7 +275,7 @@ macro_rules! backends {
                 }
             }
 
-            /// Decompresses without a stream; `EINVAL` for an algorithm that needs one.
+            /// Decompresses without a context; `EINVAL` for an algorithm that needs one.
             #[inline(always)]
             fn decompress_stateless(self, src: &[u8], dst: &mut [u8]) -> Result {
                 match self {
@@ -298,6 +313,28 @@ macro_rules! backends {
                     $(#[cfg($cfg)] Self::$backend(context) => {
                         <$file::$backend as Backend>::compress(context, src, dst)
                     })+
+                }
+            }
+        }
+
+        /// A decompression context's backend state, of its algorithm's backend.
+        enum ReadContext {
+            $(#[cfg($cfg)] $backend(<$file::$backend as Backend>::ReadContext),)+
+        }
+
+        impl ReadContext {
+            /// A decompression context for `algorithm` with `params`, sharing what it may
+            /// with `first`, the device's first compression stream's context of `algorithm`
+            /// (`EINVAL` for another algorithm's).
+            fn new(algorithm: Algorithm, params: &Params, first: &Context) -> Result<Self> {
+                match (algorithm, first) {
+                    $(#[cfg($cfg)] (Algorithm::$backend, Context::$backend(first)) => {
+                        Ok(Self::$backend(
+                            <$file::$backend as Backend>::create_reader(first, params)?,
+                        ))
+                    })+
+                    #[allow(unreachable_patterns)]
+                    _ => Err(EINVAL),
                 }
             }
 
@@ -350,21 +387,20 @@ impl Algorithm {
     };
 }
 
-/// A decompressor that needs no stream. It exists only for an algorithm whose backend
-/// decompresses without a context (lzo, lz4, lz4hc, 842; lz4 and lz4hc without a dictionary),
-/// on a kernel whose zsmalloc needs no
-/// scratch buffer to show an object ([`ZsPool::READS_NEED_SCRATCH`]): then a reader never
-/// waits for a stream.
+/// A decompressor that needs no decompression context. It exists only for an algorithm whose
+/// backend decompresses without one (lzo, lz4, lz4hc, 842; lz4 and lz4hc without a
+/// dictionary), on a kernel whose zsmalloc needs no scratch buffer to show an object
+/// ([`ZsPool::READS_NEED_SCRATCH`]): then a reader borrows nothing.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Stateless(Algorithm);
 
 impl Stateless {
     /// The stateless decompressor of `algorithm` with `params`, if it has one (lz4's and
-    /// lz4hc's need a stream with a dictionary).
+    /// lz4hc's need a context with a dictionary).
     #[inline(always)]
     fn new(algorithm: Algorithm, params: &Params) -> Option<Self> {
         (!ZsPool::READS_NEED_SCRATCH
-            && algorithm.decompresses_without_stream(params.dict.is_some()))
+            && algorithm.decompresses_without_context(params.dict.is_some()))
         .then_some(Self(algorithm))
     }
 

@@ -22,6 +22,7 @@
 #ifdef ZRAM_RS_HAVE_ZRAM_DRV_H
 #include "zram_drv.h"
 #endif
+#include "lock_classes.h"
 
 #define SIZE(sym, type) DEFINE(sym, sizeof(type))
 #define OFFSET_T(sym, type, mem) DEFINE(sym, offsetof(type, mem))
@@ -30,6 +31,9 @@ void zram_rs_c_layout(void);
 void zram_rs_c_layout(void)
 {
 	DEFINE(PAGE_SHIFT, PAGE_SHIFT);
+	DEFINE(ZRAM_RS_LOCK_SLOT, ZRAM_RS_LOCK_SLOT);
+	DEFINE(ZRAM_RS_LOCK_STREAM, ZRAM_RS_LOCK_STREAM);
+	DEFINE(ZRAM_RS_LOCK_READER, ZRAM_RS_LOCK_READER);
 
 #ifndef ZRAM_RS_ZS_OBJ_RW
 	DEFINE(ZS_MM_RO, ZS_MM_RO);

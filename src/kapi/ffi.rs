@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 //! Declarations of C that `kernel::bindings` does not expose on 6.12: zsmalloc's exported
-//! functions, the functions of `shim.c`, and constants that exist only as C macros. No logic.
+//! functions, the functions of `shim.c` (and its lock class numbers), and constants that exist
+//! only as C macros. No logic.
 //! Every layout and constant written out here is checked at build time against the kernel's
 //! own value ([`c`], generated from `c_layout.c`).
 
@@ -48,6 +49,16 @@ pub(crate) struct ZsPoolStats {
 #[repr(C)]
 pub(crate) struct LockdepMapRaw {
     _opaque: [u8; 0],
+}
+
+/// `shim.c`'s lock classes (`lock_classes.h`), the argument of `zram_rs_lock_map_new()`.
+pub(crate) const ZRAM_RS_LOCK_SLOT: c_int = 0;
+pub(crate) const ZRAM_RS_LOCK_STREAM: c_int = 1;
+pub(crate) const ZRAM_RS_LOCK_READER: c_int = 2;
+same_as_c! {
+    ZRAM_RS_LOCK_SLOT => ZRAM_RS_LOCK_SLOT,
+    ZRAM_RS_LOCK_STREAM => ZRAM_RS_LOCK_STREAM,
+    ZRAM_RS_LOCK_READER => ZRAM_RS_LOCK_READER,
 }
 
 /// `enum zs_mapmode` (6.12's zsmalloc).
@@ -196,10 +207,10 @@ extern "C" {
     pub(crate) fn zram_rs_cond_resched();
     /// `virt_to_page()` (a macro) of a lowmem address.
     pub(crate) fn zram_rs_virt_to_page(addr: *mut c_void) -> *mut bindings::page;
-    /// A lockdep map of the slot lock class (`stream` 0) or the stream class (1), allocated
-    /// and initialised; NULL when out of memory.
+    /// A lockdep map of lock class `class` ([`ZRAM_RS_LOCK_SLOT`] and the others), allocated
+    /// and initialised; NULL when out of memory or for another number.
     #[cfg(CONFIG_DEBUG_LOCK_ALLOC)]
-    pub(crate) fn zram_rs_lock_map_new(stream: c_int) -> *mut LockdepMapRaw;
+    pub(crate) fn zram_rs_lock_map_new(class: c_int) -> *mut LockdepMapRaw;
     /// Frees a map from `zram_rs_lock_map_new()`.
     #[cfg(CONFIG_DEBUG_LOCK_ALLOC)]
     pub(crate) fn zram_rs_lock_map_free(map: *mut LockdepMapRaw);

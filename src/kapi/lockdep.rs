@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 //! Lockdep maps for the locks lockdep cannot see by itself — the slot table's bit locks and the
-//! places of the compression stream pools — so that the debug kernel checks their ordering
-//! against every other lock, as C zram upstream does for its slot locks. The maps and their
-//! class keys live in `shim.c` (lockdep's acquire and release are macros). Without
-//! `CONFIG_DEBUG_LOCK_ALLOC` the type is empty and its methods do nothing.
+//! places of the compression stream and decompression context pools — so that the debug kernel
+//! checks their ordering against every other lock, as C zram upstream does for its slot locks.
+//! The maps and their class keys live in `shim.c` (lockdep's acquire and release are macros).
+//! Without `CONFIG_DEBUG_LOCK_ALLOC` the type is empty and its methods do nothing.
 
 #[cfg(CONFIG_DEBUG_LOCK_ALLOC)]
 use super::ffi;
@@ -17,6 +17,9 @@ pub(crate) enum LockClass {
     /// "zram_rs stream": a borrowed compression stream, held across work that may sleep (the
     /// wait type of a mutex).
     Stream,
+    /// "zram_rs reader": a borrowed decompression context, held across a slot lock's wait (the
+    /// wait type of a mutex).
+    Reader,
 }
 
 /// One lockdep lock instance of a [`LockClass`].
@@ -40,9 +43,13 @@ impl LockdepMap {
     pub(crate) fn new(class: LockClass) -> Result<Self> {
         #[cfg(CONFIG_DEBUG_LOCK_ALLOC)]
         {
-            let stream = matches!(class, LockClass::Stream).into();
+            let class = match class {
+                LockClass::Slot => ffi::ZRAM_RS_LOCK_SLOT,
+                LockClass::Stream => ffi::ZRAM_RS_LOCK_STREAM,
+                LockClass::Reader => ffi::ZRAM_RS_LOCK_READER,
+            };
             // SAFETY: allocates and initialises a map; no preconditions.
-            let map = unsafe { ffi::zram_rs_lock_map_new(stream) };
+            let map = unsafe { ffi::zram_rs_lock_map_new(class) };
             // INVARIANT: a non-NULL result is a fresh map owned by us.
             core::ptr::NonNull::new(map)
                 .map(|map| Self { map })

@@ -268,6 +268,26 @@ impl DictDecompressor {
     }
 }
 
+/// A reader of LZ4 or LZ4HC data: with a device's dictionary (a [`DictDecompressor`]), or
+/// without one ([`decompress`]).
+pub(crate) struct Reader(Option<DictDecompressor>);
+
+impl Reader {
+    /// A reader with `dict`, if there is one.
+    pub(crate) fn new(dict: Option<Arc<FileContents>>) -> Result<Self> {
+        Ok(Self(dict.map(DictDecompressor::new).transpose()?))
+    }
+
+    /// Decompresses `src` into the whole of `dst`, with the dictionary if there is one. Does not
+    /// sleep.
+    pub(crate) fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Result {
+        match &mut self.0 {
+            None => decompress(src, dst),
+            Some(decompressor) => decompressor.decompress(src, dst),
+        }
+    }
+}
+
 /// `LZ4_decompress_safe()`: decompresses `src` (LZ4 or LZ4HC) into the whole of `dst`. `EIO`
 /// when `src` is not valid data or does not decompress to exactly `dst.len()` bytes. Does not
 /// sleep.

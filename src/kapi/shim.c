@@ -22,6 +22,7 @@
 #include <linux/smp.h>
 #include <linux/wait_bit.h>
 #include <linux/workqueue.h>
+#include "lock_classes.h"
 
 /* MODULE_VERSION() is a macro (a .modinfo entry); the version comes from the Kbuild file. */
 MODULE_VERSION(ZRAM_RS_VERSION);
@@ -257,19 +258,29 @@ struct page *zram_rs_virt_to_page(void *addr)
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
 /* One lock class for every slot lock of every device (as C zram upstream's slot locks). */
 static struct lock_class_key zram_rs_slot_key;
-/* One lock class for the stream places of every stream pool. */
+/* One lock class for the places of every compression stream pool. */
 static struct lock_class_key zram_rs_stream_key;
+/* One lock class for the places of every decompression context pool. */
+static struct lock_class_key zram_rs_reader_key;
 
-struct lockdep_map *zram_rs_lock_map_new(int stream);
-struct lockdep_map *zram_rs_lock_map_new(int stream)
+/* A map of lock class `class` (lock_classes.h), or NULL. */
+struct lockdep_map *zram_rs_lock_map_new(int class);
+struct lockdep_map *zram_rs_lock_map_new(int class)
 {
-	struct lockdep_map *map = kzalloc(sizeof(*map), GFP_KERNEL);
+	struct lockdep_map *map;
 
+	if (class != ZRAM_RS_LOCK_SLOT && class != ZRAM_RS_LOCK_STREAM &&
+	    class != ZRAM_RS_LOCK_READER)
+		return NULL;
+	map = kzalloc(sizeof(*map), GFP_KERNEL);
 	if (!map)
 		return NULL;
-	if (stream)
+	if (class == ZRAM_RS_LOCK_STREAM)
 		/* A stream is held across sleeping work (allocations, other locks): a mutex's. */
 		lockdep_init_map_wait(map, "zram_rs stream", &zram_rs_stream_key, 0, LD_WAIT_SLEEP);
+	else if (class == ZRAM_RS_LOCK_READER)
+		/* A decompression context is held across a slot lock's wait: a mutex's. */
+		lockdep_init_map_wait(map, "zram_rs reader", &zram_rs_reader_key, 0, LD_WAIT_SLEEP);
 	else
 		/*
 		 * A slot lock's holder may sleep (in zsmalloc's locks on PREEMPT_RT) and its

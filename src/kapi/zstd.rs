@@ -4,8 +4,9 @@
 //! workspace it owns, sized by the library's bound; and the library's default level. The
 //! library needs no call to free a context: dropping its workspace does. With a dictionary (C
 //! zram's `dict=`), a [`DigestedDict`] made once per device's algorithm refers to the
-//! dictionary's bytes, and each stream's [`DictContext`] compresses and decompresses with it;
-//! both live in memory the library asks for through [`CUSTOM_MEM`] and are freed when dropped.
+//! dictionary's bytes, and a [`DictCompressContext`] compresses and a [`DictDecompressContext`]
+//! decompresses with it; all live in memory the library asks for through [`CUSTOM_MEM`] and are
+//! freed when dropped.
 
 use super::file::FileContents;
 use super::{ffi, mem};
@@ -292,41 +293,31 @@ impl Drop for DigestedDict {
     }
 }
 
-/// A stream's compression and decompression contexts for a [`DigestedDict`], made with
-/// [`CUSTOM_MEM`].
+/// A compression context for a [`DigestedDict`], made with [`CUSTOM_MEM`].
 ///
 /// # Invariants
 ///
-/// `cctx` came from `zstd_create_cctx_advanced()` and `dctx` from
-/// `zstd_create_dctx_advanced()`; both are freed only by `drop`.
-pub(crate) struct DictContext {
+/// `cctx` came from `zstd_create_cctx_advanced()` and is freed only by `drop`.
+pub(crate) struct DictCompressContext {
     cctx: NonNull<c_void>,
-    dctx: NonNull<c_void>,
     dict: Arc<DigestedDict>,
 }
 
-// SAFETY: the contexts are the value's own, used only through `&mut self`; zstd contexts are not
+// SAFETY: the context is the value's own, used only through `&mut self`; zstd contexts are not
 // tied to a thread; the digested dictionary is `Sync`.
-unsafe impl Send for DictContext {}
+unsafe impl Send for DictCompressContext {}
 
-impl DictContext {
-    /// Contexts compressing and decompressing with `dict`. `EINVAL` when the library fails.
+impl DictCompressContext {
+    /// A context compressing with `dict`. `EINVAL` when the library fails.
     pub(crate) fn new(dict: Arc<DigestedDict>) -> Result<Self> {
         // SAFETY: makes a context with the allocator above; no other precondition.
         let cctx = unsafe { ffi::zstd_create_cctx_advanced(CUSTOM_MEM) };
         let cctx = NonNull::new(cctx).ok_or(EINVAL)?;
-        // SAFETY: as above.
-        let dctx = unsafe { ffi::zstd_create_dctx_advanced(CUSTOM_MEM) };
-        let Some(dctx) = NonNull::new(dctx) else {
-            // SAFETY: `cctx` was made above and is not used again.
-            unsafe { ffi::zstd_free_cctx(cctx.as_ptr()) };
-            return Err(EINVAL);
-        };
-        // INVARIANT: both made above.
-        Ok(Self { cctx, dctx, dict })
+        // INVARIANT: made above.
+        Ok(Self { cctx, dict })
     }
 
-    /// The digested dictionary, for the device's other streams.
+    /// The digested dictionary, for the device's other contexts.
     pub(crate) fn dict(&self) -> &Arc<DigestedDict> {
         &self.dict
     }
@@ -355,6 +346,37 @@ impl DictContext {
         }
         Ok(ret)
     }
+}
+
+impl Drop for DictCompressContext {
+    fn drop(&mut self) {
+        // SAFETY: made by the library and not used again (type invariant).
+        unsafe { ffi::zstd_free_cctx(self.cctx.as_ptr()) };
+    }
+}
+
+/// A decompression context for a [`DigestedDict`], made with [`CUSTOM_MEM`].
+///
+/// # Invariants
+///
+/// `dctx` came from `zstd_create_dctx_advanced()` and is freed only by `drop`.
+pub(crate) struct DictDecompressContext {
+    dctx: NonNull<c_void>,
+    dict: Arc<DigestedDict>,
+}
+
+// SAFETY: as for `DictCompressContext`.
+unsafe impl Send for DictDecompressContext {}
+
+impl DictDecompressContext {
+    /// A context decompressing with `dict`. `EINVAL` when the library fails.
+    pub(crate) fn new(dict: Arc<DigestedDict>) -> Result<Self> {
+        // SAFETY: makes a context with the allocator above; no other precondition.
+        let dctx = unsafe { ffi::zstd_create_dctx_advanced(CUSTOM_MEM) };
+        let dctx = NonNull::new(dctx).ok_or(EINVAL)?;
+        // INVARIANT: made above.
+        Ok(Self { dctx, dict })
+    }
 
     /// `zstd_decompress_using_ddict()`: decompresses the frame in `src` into the whole of
     /// `dst`. `EIO` when `src` is not a valid frame or does not decompress to exactly
@@ -382,11 +404,9 @@ impl DictContext {
     }
 }
 
-impl Drop for DictContext {
+impl Drop for DictDecompressContext {
     fn drop(&mut self) {
-        // SAFETY: both were made by the library and are not used again (type invariant).
-        unsafe { ffi::zstd_free_cctx(self.cctx.as_ptr()) };
-        // SAFETY: as above.
+        // SAFETY: made by the library and not used again (type invariant).
         unsafe { ffi::zstd_free_dctx(self.dctx.as_ptr()) };
     }
 }

@@ -5,7 +5,7 @@
 
 use super::counters::Event;
 use super::page_io::Chain;
-use super::slot_access::lock_with_stream;
+use super::slot_access::lock_with_reader;
 use super::writeback_settings::FOUR_K_PER_PAGE;
 use super::{Storage, Zram};
 use crate::abi::Abi;
@@ -148,12 +148,12 @@ impl Backing {
 /// already), as C 7.3's `decompress_bdev_page()`. A slot that changed meanwhile is `EIO`, with
 /// the page zeroed, as in C.
 fn decompress_back(storage: &Storage, index: usize, block: usize, page: &mut [u8]) -> Result {
-    // With a stream of the algorithm that compressed the object.
-    let found = lock_with_stream(storage, index, |slot, _| {
+    // With a decompression context of the algorithm that compressed the object.
+    let found = lock_with_reader(storage, index, |slot, _| {
         slot.written_back_object()
             .filter(|object| object.block == block)
     });
-    let Some((mut stream, Some(object))) = found else {
+    let Some((mut reader, Some(object))) = found else {
         page.fill(0);
         return Err(EIO);
     };
@@ -161,7 +161,7 @@ fn decompress_back(storage: &Storage, index: usize, block: usize, page: &mut [u8
         return Ok(());
     }
     let size = object.size;
-    let (scratch, decompressor) = stream.scratch_and_decompressor();
+    let (scratch, decompressor) = reader.scratch_and_decompressor();
     let whole = scratch.get_mut(..PAGE_SIZE).ok_or(EIO)?;
     let result = decompressor.decompress(page.get(..size).ok_or(EIO)?, whole);
     if result.is_ok() {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 //! A device's counters ([`Stats`], reset by `reset`) and the figures read from them:
-//! `mm_stat`, `same_stat`, `debug_stat` and `io_stat` (their text is `stat_format.rs`'s).
+//! `mm_stat`, `same_stat`, `read_stat`, `debug_stat` and `io_stat` (their text is
+//! `stat_format.rs`'s).
 
 use super::Zram;
 use crate::abi::Abi;
@@ -37,6 +38,12 @@ impl Zram {
         let same = self.stats.same_pages.load(Relaxed);
         let zero = self.stats.zero_pages.load(Relaxed);
         (zero, same.saturating_sub(zero))
+    }
+
+    /// The `read_stat` figure: reads that found every decompression context of their
+    /// algorithm lent out and waited for one.
+    pub(crate) fn read_stat(&self) -> u64 {
+        self.stats.reads_waited.load(Relaxed)
     }
 
     /// The `debug_stat` figures (under `init_lock`, as C).
@@ -88,6 +95,8 @@ pub(super) struct Stats {
     bd_reads: AtomicU64,
     /// Pages written to the backing device.
     bd_writes: AtomicU64,
+    /// Page reads that waited for a decompression context.
+    reads_waited: AtomicU64,
 }
 
 /// An event a counter of [`Stats`] counts.
@@ -107,6 +116,8 @@ pub(super) enum Event {
     BdRead,
     /// A page written to the backing device (`bd_stat`).
     BdWrite,
+    /// A page read found every decompression context lent out (`read_stat`).
+    ReadWaited,
 }
 
 impl Stats {
@@ -121,6 +132,7 @@ impl Stats {
             Event::WriteStall => &self.writestall,
             Event::BdRead => &self.bd_reads,
             Event::BdWrite => &self.bd_writes,
+            Event::ReadWaited => &self.reads_waited,
         };
         counter.fetch_add(1, Relaxed);
     }
@@ -160,6 +172,7 @@ impl Stats {
             &self.writestall,
             &self.bd_reads,
             &self.bd_writes,
+            &self.reads_waited,
         ] {
             counter.store(0, Relaxed);
         }

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 //! One whole page read or written: a read locks the slot and expands, copies or decompresses
-//! what it holds (with a stream taken without waiting, or after waiting for one without the
-//! slot lock), or reads it from the backing device; a write stores a same-filled page's word or
-//! compresses the page into a new pool object, allocating as C zram does (without reclaim
-//! first, then with it after giving the stream back), under the memory limit.
+//! what it holds (with a decompression context taken without waiting, or after waiting for one
+//! without the slot lock: never a compression stream), or reads it from the backing device; a
+//! write stores a same-filled page's word or compresses the page into a new pool object,
+//! allocating as C zram does (without reclaim first, then with it after giving the stream
+//! back), under the memory limit.
 
 use super::counters::Event;
 use super::slot_access::{
-    lock_to_read, lock_with_stream_of, read_compressed, read_locked, read_plain, Decompression,
+    lock_to_read, lock_with_reader_of, read_compressed, read_locked, read_plain, Decompression,
     Found, Plain,
 };
 use super::{Storage, Zram};
@@ -48,28 +49,29 @@ impl Zram {
         }
         // The algorithm that compressed the object: the primary one, or a recompression one.
         let priority = slot.priority();
-        let (_, streams) = storage.comp(priority).ok_or(EIO)?;
-        if let Some(stateless) = streams.stateless() {
+        let codec = storage.comp(priority).ok_or(EIO)?;
+        if let Some(stateless) = codec.stateless() {
             return read_compressed(&slot, index, out, Decompression::Stateless(stateless));
         }
-        // A free stream is taken without waiting, under the slot lock.
-        if let Some(mut stream) = streams.try_get() {
-            let result = read_compressed(&slot, index, out, Decompression::Stream(&mut stream));
-            // Unlock before the stream goes back: returning it may wake a waiting borrower,
+        // A free decompression context is taken without waiting, under the slot lock.
+        if let Some(mut reader) = codec.readers().try_get() {
+            let result = read_compressed(&slot, index, out, Decompression::Reader(&mut reader));
+            // Unlock before the context goes back: returning it may wake a waiting borrower,
             // which takes a mutex.
             drop(slot);
-            drop(stream);
+            drop(reader);
             return result;
         }
         drop(slot);
+        self.stats.count(Event::ReadWaited);
         self.read_page_after_wait(storage, index, out, dest, now, priority)
     }
 
-    /// [`Self::read_page`] when every stream of the algorithm of `priority` is busy: waits for
-    /// one, which may sleep and so happens without the slot lock, then reads the page as it is
-    /// by then ([`lock_with_stream_of`]: again with another algorithm's stream if it was
-    /// recompressed or rewritten meanwhile), or from the backing device once the stream has
-    /// gone back.
+    /// [`Self::read_page`] when every decompression context of the algorithm of `priority` is
+    /// busy (with other reads: compression has its own streams): waits for one, which may sleep
+    /// and so happens without the slot lock, then reads the page as it is by then
+    /// ([`lock_with_reader_of`]: again with another algorithm's context if it was recompressed
+    /// or rewritten meanwhile), or from the backing device once the context has gone back.
     #[inline(never)]
     fn read_page_after_wait(
         &self,
@@ -80,17 +82,17 @@ impl Zram {
         now: u32,
         priority: Priority,
     ) -> Result {
-        let found = lock_with_stream_of(storage, index, priority, |slot, stream| {
+        let found = lock_with_reader_of(storage, index, priority, |slot, reader| {
             slot.accessed(now);
             match slot.content() {
                 SlotContent::WrittenBack(block) => Err(block),
-                content => Ok(read_locked(slot, content, index, out, stream)),
+                content => Ok(read_locked(slot, content, index, out, reader)),
             }
         });
         match found.ok_or(EIO)? {
-            (_stream, Ok(read)) => read,
-            (stream, Err(block)) => {
-                drop(stream);
+            (_reader, Ok(read)) => read,
+            (reader, Err(block)) => {
+                drop(reader);
                 self.read_written_back(storage, index, block, 0, out, dest)
             }
         }
@@ -141,8 +143,8 @@ impl Zram {
     /// below zsmalloc's huge class) into a new pool object; returns the object and whether it
     /// is huge. Allocates as C zram does: first without direct reclaim, holding the stream;
     /// failing that (counted as a write stall), the stream goes back before the allocation
-    /// that may reclaim and sleep, so that readers and writers of this algorithm are not held
-    /// up, and the page is compressed again with whichever stream comes next
+    /// that may reclaim and sleep, so that other writers of this algorithm are not held up, and
+    /// the page is compressed again with whichever stream comes next
     /// ([`Self::compress_again`], out of the common path).
     #[inline(always)]
     fn compress_into_object<'a>(
@@ -151,7 +153,7 @@ impl Zram {
         data: &[u8],
     ) -> Result<(ZsHandle<'a>, bool)> {
         let pool = storage.pages.pool();
-        let mut stream = storage.streams.get();
+        let mut stream = storage.codec.streams().get();
         let (object, huge) = compress_page(&mut stream, data, storage.huge_class_size)?;
         match pool.alloc(object.len(), mem::GFP_POOL_OBJECT_FAST) {
             Ok(handle) => self.fill_object(pool, handle, object, huge),
@@ -177,7 +179,7 @@ impl Zram {
         let pool = storage.pages.pool();
         let mut reserved = Some(reserved);
         let mut whole = false;
-        let mut stream = storage.streams.get();
+        let mut stream = storage.codec.streams().get();
         loop {
             // A page-sized reservation is for a huge page: no need to compress again (as C).
             let (object, huge) =
@@ -203,7 +205,7 @@ impl Zram {
                         drop(stream);
                         self.stats.count(Event::WriteStall);
                         reserved = Some(alloc_with_reclaim(pool, len)?);
-                        stream = storage.streams.get();
+                        stream = storage.codec.streams().get();
                         continue;
                     }
                 },

@@ -16,7 +16,7 @@
 //! their turn: an access before it takes the mark away and the slot is skipped, as in C.
 
 use super::post_process::{release, select_slots, unmark};
-use super::slot_access::{lock_with_stream_of, read_locked, read_plain, Plain};
+use super::slot_access::{lock_with_reader_of, read_locked, read_plain, Plain};
 use super::{Storage, Zram};
 use crate::abi::{Abi, Selection};
 use crate::kapi::bounce::BouncePage;
@@ -227,14 +227,14 @@ impl Zram {
         // the threshold.
         let mut last = None;
         for priority in Priority::all().filter(|p| candidates.contains(&p.index())) {
-            let Some((_, streams)) = storage.comp(priority) else {
+            let Some(codec) = storage.comp(priority) else {
                 continue;
             };
             if priority <= current {
                 continue;
             }
             tried += 1;
-            let mut stream = streams.get();
+            let mut stream = codec.streams().get();
             let compressed = stream.compress(page.bytes());
             if let Targets::One(_) = targets {
                 // 7.3 counts the slot before it looks at the result.
@@ -367,9 +367,10 @@ impl Wanted {
 
 /// Reads page `index` into `page` if `wanted` takes its slot, and marks the slot for
 /// recompression; returns the object's size and priority, or `None` for a slot passed over.
-/// First a look without a stream, as C takes one slot lock for each slot it skips; a page
-/// stored whole is read under that lock, it needs no stream. A compressed object is locked
-/// again with a stream of its algorithm ([`lock_with_stream_of`]), and looked at again.
+/// First a look without a decompression context, as C takes one slot lock for each slot it
+/// skips; a page stored whole is read under that lock, it needs no context. A compressed object
+/// is locked again with a context of its algorithm ([`lock_with_reader_of`]), and looked at
+/// again.
 fn read_for_recompression(
     storage: &Storage,
     index: usize,
@@ -389,15 +390,15 @@ fn read_for_recompression(
         }
         priority
     };
-    let read = lock_with_stream_of(storage, index, priority, |slot, stream| -> Result<_> {
+    let read = lock_with_reader_of(storage, index, priority, |slot, reader| -> Result<_> {
         let Some((content, size, priority)) = wanted.candidate(slot) else {
             return Ok(None);
         };
-        read_locked(slot, content, index, page.bytes_mut(), stream)?;
+        read_locked(slot, content, index, page.bytes_mut(), reader)?;
         Ok(Some(taken(slot, size, priority)))
     });
-    // The stream goes back after the unlock.
-    read.map_or(Ok(None), |(_stream, read)| read)
+    // The context goes back after the unlock.
+    read.map_or(Ok(None), |(_reader, read)| read)
 }
 
 /// The page has been read from the locked slot: from now the page is not idle (as in C), and

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 //! A slot read under its lock: what reads without decompression ([`Plain`]), locking a slot to
-//! read it ([`lock_to_read`]), and the one "stream, then slot lock, then re-check the
-//! algorithm" path ([`lock_with_stream`]) that reads after a wait, writeback and
-//! recompression share: waiting for a stream under a slot lock would break the lock order
-//! (stream, then slot), so the stream is taken first and taken again if the slot's algorithm
-//! changed meanwhile.
+//! read it ([`lock_to_read`]), and the one "decompression context, then slot lock, then
+//! re-check the algorithm" path ([`lock_with_reader`]) that reads after a wait, writeback and
+//! recompression share: waiting for a context under a slot lock would break the lock order
+//! (context, then slot), so the context is taken first and taken again if the slot's
+//! algorithm changed meanwhile.
 
 use super::Storage;
-use crate::comp::{self, StreamGuard};
+use crate::comp::{self, ReaderGuard};
 use crate::fill::fill;
 use crate::kapi::mem;
 use crate::slot::{Priority, SlotContent};
@@ -39,10 +39,10 @@ impl Plain {
     }
 }
 
-/// How a compressed page is decompressed: with a borrowed stream, or without one where the
-/// algorithm allows ([`comp::Stateless`] exists only then).
+/// How a compressed page is decompressed: with a borrowed decompression context, or without
+/// one where the algorithm allows ([`comp::Stateless`] exists only then).
 pub(super) enum Decompression<'s, 'g> {
-    Stream(&'s mut StreamGuard<'g>),
+    Reader(&'s mut ReaderGuard<'g>),
     Stateless(comp::Stateless),
 }
 
@@ -94,35 +94,36 @@ pub(super) fn lock_to_read(storage: &Storage, index: usize, now: u32) -> Result<
     })
 }
 
-/// Locks slot `index` with a stream of the algorithm that compressed its object (the primary
-/// algorithm's for any other content; on 7.3 a written-back slot keeps its object's): the
-/// stream is taken first, as taking one may sleep and the slot lock may not, and taken again if
-/// the slot's algorithm changed meanwhile. Runs `f` under the lock, and returns the stream, for
-/// use after the unlock, with its result; `None` if the slot cannot be locked.
-pub(super) fn lock_with_stream<'s, R>(
+/// Locks slot `index` with a decompression context of the algorithm that compressed its
+/// object (the primary algorithm's for any other content; on 7.3 a written-back slot keeps its
+/// object's): the context is taken first, as taking one may sleep and the slot lock may not,
+/// and taken again if the slot's algorithm changed meanwhile. Runs `f` under the lock, and
+/// returns the context, for use after the unlock, with its result; `None` if the slot cannot
+/// be locked.
+pub(super) fn lock_with_reader<'s, R>(
     storage: &'s Storage,
     index: usize,
-    f: impl FnOnce(&mut SlotGuard<'_>, &mut StreamGuard<'s>) -> R,
-) -> Option<(StreamGuard<'s>, R)> {
+    f: impl FnOnce(&mut SlotGuard<'_>, &mut ReaderGuard<'s>) -> R,
+) -> Option<(ReaderGuard<'s>, R)> {
     let priority = storage.pages.lock(index)?.priority();
-    lock_with_stream_of(storage, index, priority, f)
+    lock_with_reader_of(storage, index, priority, f)
 }
 
-/// [`lock_with_stream`] for a caller that has just seen the slot's algorithm: a stream of
+/// [`lock_with_reader`] for a caller that has just seen the slot's algorithm: a context of
 /// `priority`'s first.
-pub(super) fn lock_with_stream_of<'s, R>(
+pub(super) fn lock_with_reader_of<'s, R>(
     storage: &'s Storage,
     index: usize,
     mut priority: Priority,
-    f: impl FnOnce(&mut SlotGuard<'_>, &mut StreamGuard<'s>) -> R,
-) -> Option<(StreamGuard<'s>, R)> {
+    f: impl FnOnce(&mut SlotGuard<'_>, &mut ReaderGuard<'s>) -> R,
+) -> Option<(ReaderGuard<'s>, R)> {
     loop {
-        let mut stream = storage.comp(priority)?.1.get();
+        let mut reader = storage.comp(priority)?.readers().get();
         let mut slot = storage.pages.lock(index)?;
         if slot.priority() == priority {
-            let result = f(&mut slot, &mut stream);
+            let result = f(&mut slot, &mut reader);
             drop(slot);
-            return Some((stream, result));
+            return Some((reader, result));
         }
         priority = slot.priority();
         drop(slot);
@@ -130,17 +131,17 @@ pub(super) fn lock_with_stream_of<'s, R>(
 }
 
 /// Reads page `index`, whose locked slot holds `content` in memory (not written back), into
-/// `out` (`PAGE_SIZE` bytes), decompressing with `stream` where needed.
+/// `out` (`PAGE_SIZE` bytes), decompressing with `reader` where needed.
 pub(super) fn read_locked(
     slot: &SlotGuard<'_>,
     content: SlotContent,
     index: usize,
     out: &mut [u8],
-    stream: &mut StreamGuard<'_>,
+    reader: &mut ReaderGuard<'_>,
 ) -> Result {
     match Plain::of(content) {
         Some(plain) => read_plain(slot, plain, index, out),
-        None => read_compressed(slot, index, out, Decompression::Stream(stream)),
+        None => read_compressed(slot, index, out, Decompression::Reader(reader)),
     }
 }
 
@@ -154,9 +155,9 @@ pub(super) fn read_compressed(
     decompression: Decompression<'_, '_>,
 ) -> Result {
     let result = match decompression {
-        Decompression::Stream(stream) => {
-            // The stream's buffer is where zsmalloc may copy an object that spans pages.
-            let (scratch, decompressor) = stream.scratch_and_decompressor();
+        Decompression::Reader(reader) => {
+            // The context's scratch page is where zsmalloc may copy an object that spans pages.
+            let (scratch, decompressor) = reader.scratch_and_decompressor();
             slot.read_object(scratch, |object, _| decompressor.decompress(object, out))
         }
         // Only where zsmalloc never needs a scratch buffer (`comp::Stateless`).

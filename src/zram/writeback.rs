@@ -15,10 +15,10 @@
 use super::backing::Backing;
 use super::counters::Event;
 use super::post_process::{release, select_slots, unmark};
-use super::slot_access::{lock_with_stream, read_locked};
+use super::slot_access::{lock_with_reader, read_locked};
 use super::{Storage, Zram};
 use crate::abi::{Abi, Selection};
-use crate::comp::StreamGuard;
+use crate::comp::ReaderGuard;
 use crate::kapi::bounce::BouncePage;
 use crate::kapi::cpu;
 use crate::kapi::page_writes::{self, PageWrites};
@@ -180,7 +180,7 @@ impl Zram {
         filter: Filter,
         page: &mut BouncePage,
     ) -> bool {
-        let read = lock_with_stream(storage, index, |slot, stream| {
+        let read = lock_with_reader(storage, index, |slot, reader| {
             let content = slot.content();
             let qualifies = if marked {
                 slot.has_mark(Mark::Writeback)
@@ -192,9 +192,9 @@ impl Zram {
             }
             slot.set_mark(Mark::Writeback);
             let read = if storage.compressed_writeback {
-                read_object_locked(slot, page.bytes_mut(), stream)
+                read_object_locked(slot, page.bytes_mut(), reader)
             } else {
-                read_locked(slot, content, index, page.bytes_mut(), stream)
+                read_locked(slot, content, index, page.bytes_mut(), reader)
             };
             if read.is_err() {
                 give_up(slot);
@@ -202,7 +202,7 @@ impl Zram {
             }
             true
         });
-        read.is_some_and(|(_stream, read)| read)
+        read.is_some_and(|(_reader, read)| read)
     }
 
     /// Ends the write `pending` with its result `written`: the slot names the block if the
@@ -368,9 +368,9 @@ struct Pending {
 fn read_object_locked(
     slot: &SlotGuard<'_>,
     page: &mut [u8],
-    stream: &mut StreamGuard<'_>,
+    reader: &mut ReaderGuard<'_>,
 ) -> Result {
-    let (scratch, _) = stream.scratch_and_decompressor();
+    let (scratch, _) = reader.scratch_and_decompressor();
     slot.read_object(scratch, |object, _| {
         page.get_mut(..object.len())
             .ok_or(EIO)?
