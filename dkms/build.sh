@@ -60,6 +60,13 @@ fi
 # A build tree with the kernel's Rust artefacts (made from the kernel's source where its headers
 # lack them: dkms/rust-tree.sh).
 kdir=$(sh "$(dirname "$0")/rust-tree.sh" "$kdir" "$release" "$rustc")
+# Every build starts from the sources alone: what an earlier build left here (DKMS builds in the
+# package's directory, whose files the package leaves alone) would otherwise look newer than
+# sources whose times the package set to its changelog's date, and make would keep objects
+# of the older code.
+find . \( -name '*.o' -o -name '*.cmd' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \
+	-o -name '*.s' -o -name c_layout.rs -o -name modules.order -o -name Module.symvers \) \
+	-type f -delete
 # (The kernel's make must not see a make of DKMS's.)
 unset MAKEFLAGS MFLAGS MAKELEVEL
 exec make -C "$kdir" M="$(pwd)" $llvm RUSTC="$rustc" modules

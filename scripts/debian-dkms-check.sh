@@ -49,6 +49,31 @@ in_root "$common"'
 	[ "$signer" = "DKMS module signing key" ] && [ -n "$serial" ] && [ "$(echo "$sig_key" | sed "s/^0*//")" = "$serial" ]'
 record "Debian 13: the module DKMS built is signed with DKMS's machine owner key (modinfo -F signer: DKMS module signing key, its sig_key mok.pub's serial)" $?
 
+# The module DKMS installed is built from this tree's code, not kept from an earlier build of
+# the same version: the name of every attribute that src/attrs.rs lists on every kernel is in
+# it (read from the host).
+missing=
+ko=$(find "$root/lib/modules/$release/updates" -name 'zram_rs.ko*' 2>/dev/null | head -n 1)
+plain=$(mktemp)
+case $ko in
+'') missing=" (no module)" ;;
+*.xz) xz -dc "$ko" >"$plain" || missing=" (not xz)" ;;
+*) cp "$ko" "$plain" ;;
+esac
+for name in $(awk '
+	/Some\(AttrPtr::of\(&[A-Z_]+\)\)/ { match($0, /&[A-Z_]+/); always[substr($0, RSTART + 1, RLENGTH - 1)] = 1 }
+	/^static [A-Z_]+: DeviceAttribute/ { match($0, /static [A-Z_]+/); current = substr($0, RSTART + 7, RLENGTH - 7) }
+	current != "" && /c"[a-z_]+"/ { match($0, /c"[a-z_]+"/); name[current] = substr($0, RSTART + 2, RLENGTH - 3); current = "" }
+	END { for (s in always) if (s in name) print name[s] }' "$ZRAM_RS_TOP/src/attrs.rs"); do
+	[ -z "$missing" ] || [ "${missing# (}" = "$missing" ] || break
+	grep -qaF "$name" "$plain" || missing="$missing $name"
+done
+rm -f "$plain"
+[ -z "$missing" ]
+rc=$?
+[ $rc = 0 ] || echo "the module ${ko:-(none)} lacks:$missing" >"$log"
+record "Debian 13: the module DKMS built is this tree's code (the name of every attribute src/attrs.rs always lists is in it)" $rc
+
 # One build of a release at a time: while the release's lock is held, rust-tree.sh waits.
 in_root "$common"'
 	flock "$state.lock" sleep 8 & sleep 1
