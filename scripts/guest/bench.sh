@@ -341,7 +341,8 @@ fi
 # BENCH_LATENCY_SECONDS (20) of the guest's clock: the readers' completion latency percentiles
 # (ns of the guest's clock, guest instructions under BENCH_CLOCK=icount) and the writers'
 # throughput. Cells latency/<algorithm>/w<writers>r<readers>: a writer per vCPU and a reader per
-# two (two writers and one reader on the default two vCPUs; four and two with SMP=4).
+# two (two writers and one reader on the default two vCPUs; four and two with SMP=4 on a kernel
+# built for four CPUs or more: the test kernels have CONFIG_NR_CPUS=2).
 latency_seconds=${BENCH_LATENCY_SECONDS:-20}
 # latency_json: the readers' reads and percentiles and the writers' KiB/s from fio's JSON.
 latency_json() {
