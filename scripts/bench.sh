@@ -4,7 +4,8 @@
 # machine with callgrind. Writes results/bench-<time>/ (console log, CSV, JSON, chart PNG) and
 # prints the table. A measurement, not a test: it exits 0 whenever it measured.
 # BENCH_CLOCK=icount times by guest instructions instead of the host's clock (see vm.sh);
-# BENCH_ONLY=<regex> limits the cells (names as in the table, plus "seed" and "memory");
+# BENCH_ONLY=<regex> limits the cells (names as in the table, plus "seed", "memory", "latency"
+# and "stats");
 # BENCH_PROFILE=1 adds one perf-sampled run per cell and driver (x86_64: the host's perf);
 # BENCH_PROFILE=insn replaces the timed runs by one run per cell and driver whose guest
 # instructions a QEMU plugin (tools/insn_count.c) counts: insn.txt, instructions per page

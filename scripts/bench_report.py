@@ -46,6 +46,8 @@ corpus_refused = []
 latency = defaultdict(lambda: defaultdict(dict))
 # cell -> zram_rs's reads that waited for a decompression context (read_stat), per rep
 latency_waited = defaultdict(dict)
+# cell -> driver -> rep -> (reads, p50, p99, p99.9, max in ns, walks completed)
+stats_reads = defaultdict(lambda: defaultdict(dict))
 for line in log:
     words = line.split(" ", 4)
     if line.startswith("BENCH: reps"):
@@ -108,6 +110,10 @@ for line in log:
             latency[cell][driver][int(rep)] = tuple(float(v) for v in values[:6])
         if len(values) == 7 and values[6] != "-":
             latency_waited[cell][int(rep)] = int(values[6])
+    elif line.startswith("STATS "):
+        _, cell, driver, rep, *values = line.split()
+        if len(values) == 6 and "-" not in values:
+            stats_reads[cell][driver][int(rep)] = tuple(float(v) for v in values)
     elif line.startswith("STOSQ "):
         stosq = float(line.split()[1])
 
@@ -171,13 +177,17 @@ memory_summary = summarise(memory)
 if memory_summary:
     rows.append({"cell": "memory: mem_used_total, 256 MiB compressible", "unit": "bytes", **memory_summary})
 
-with open(out / "results.csv", "w", newline="") as f:
-    writer = csv.DictWriter(f, fieldnames=["cell", "unit", "c_median", "rs_median", "ratio_median",
-                                           "ratio_min", "ratio_max", "reps", "sys_s_per_gib_c", "sys_s_per_gib_rs",
-                                           "latency_ratio"])
-    writer.writeheader()
-    for row in rows:
-        writer.writerow(row)
+def write_csv(name, table, fields=None):
+    """Writes the rows of `table` (dicts) to out/name, with `fields` or the first row's keys."""
+    with open(out / name, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=fields or list(table[0]))
+        writer.writeheader()
+        for row in table:
+            writer.writerow(row)
+
+
+write_csv("results.csv", rows, ["cell", "unit", "c_median", "rs_median", "ratio_median", "ratio_min",
+                                 "ratio_max", "reps", "sys_s_per_gib_c", "sys_s_per_gib_rs", "latency_ratio"])
 
 # The corpus cell: orig_data_size / compr_data_size per kind and over the three kinds (as the
 # dictionary patches' cover letter measured, from mm_stat), and orig_data_size /
@@ -208,11 +218,7 @@ if corpus_rows:
     fields = ["algorithm", "variant", "published", "sizes_equal"] + \
         [f"{k}_{t}" for k in KINDS + ["all", "memory", "compr", "intact"] for t in ("c", "rs")] + \
         [f"{k}_pages" for k in KINDS]
-    with open(out / "corpus.csv", "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=fields)
-        writer.writeheader()
-        for row in corpus_rows:
-            writer.writerow(row)
+    write_csv("corpus.csv", corpus_rows, fields)
 
 # The latency cells: per driver the median over repetitions of each percentile and of the
 # writers' throughput; C / zram_rs per percentile (above 1: zram_rs's reads wait less) and
@@ -232,11 +238,23 @@ for cell, drivers in latency.items():
         row[f"{name}_c"], row[f"{name}_rs"] = median(c, i), median(rs, i)
     latency_rows.append(row)
 if latency_rows:
-    with open(out / "latency.csv", "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(latency_rows[0]))
-        writer.writeheader()
-        for row in latency_rows:
-            writer.writerow(row)
+    write_csv("latency.csv", latency_rows)
+
+# The statistics cells: per driver the median over repetitions of each figure.
+STAT_FIGURES = ["reads", "p50", "p99", "p99.9", "max", "walks"]
+stats_rows = []
+for cell, drivers in stats_reads.items():
+    c, rs = drivers.get("zram", {}), drivers.get("zram_rs", {})
+    reps = sorted(set(c) & set(rs))
+    if not reps:
+        continue
+    row = {"cell": cell, "reps": len(reps)}
+    for i, name in enumerate(STAT_FIGURES):
+        row[f"{name}_c"] = statistics.median(c[r][i] for r in reps)
+        row[f"{name}_rs"] = statistics.median(rs[r][i] for r in reps)
+    stats_rows.append(row)
+if stats_rows:
+    write_csv("stats.csv", stats_rows)
 
 counts = {}
 if (out / "callgrind.txt").exists():
@@ -244,7 +262,8 @@ if (out / "callgrind.txt").exists():
     base = int(raw.get("none", 0))
     counts = {case: (int(total) - base) / 1000 for case, total in raw.items() if case != "none"}
 json.dump({"header": header, "timing": timing, "rows": rows, "stosq_gb_s": stosq, "instructions_per_page": counts,
-           "corpus": corpus_rows, "corpus_refused": corpus_refused, "latency": latency_rows},
+           "corpus": corpus_rows, "corpus_refused": corpus_refused, "latency": latency_rows,
+           "stats": stats_rows},
           open(out / "results.json", "w"), indent=2)
 
 print(f"{header} ({timing})")
@@ -290,6 +309,19 @@ if latency_rows:
               f" {'-' if row['waited_rs'] is None else row['waited_rs']:>7}")
     print(" (waited: zram_rs's read_stat after the run, its reads that found every decompression\n"
           "  context lent out; the most over the repetitions)")
+
+if stats_rows:
+    unit = "k instructions" if clock == "icount" else "µs"
+    print(f"statistics readers beside walks: mm_stat read whole, latency ({unit}, C / zram_rs; ratio\n"
+          " above 1: zram_rs's reads take less), reads and walks completed (C / zram_rs)")
+    print(f"{'cell':<18} " + " ".join(f"{p:>20}" for p in STAT_FIGURES[1:5]) + f" {'reads':>15} {'walks':>11}")
+    for row in stats_rows:
+        cells = []
+        for p in STAT_FIGURES[1:5]:
+            c, rs = row[f"{p}_c"] / 1000.0, row[f"{p}_rs"] / 1000.0
+            cells.append(f"{c:.1f}/{rs:.1f} {c / rs if rs else 0:.2f}")
+        print(f"{row['cell']:<18} " + " ".join(f"{x:>20}" for x in cells) +
+              f" {row['reads_c']:>7.0f}/{row['reads_rs']:<7.0f} {row['walks_c']:>5.0f}/{row['walks_rs']:<5.0f}")
 
 if corpus_rows:
     pages = corpus_rows[0]

@@ -3,7 +3,7 @@
 # sectors, discard, unaligned direct I/O buffers, and I/O past the end of the disk (refused by
 # the block layer, which checks every bio against the capacity before the driver sees it).
 . "$(dirname "$0")/lib.sh"
-plan $((23 + UNLOAD_CASES))
+plan $((24 + UNLOAD_CASES))
 
 zram_load
 z=$(sysblock 0)
@@ -47,6 +47,12 @@ fio --name=unaligned --filename=$dev --direct=1 --rw=write --bs=4k --size=2M --o
 rc=$?
 check "direct I/O with 512-byte aligned buffers (fio verify)" test $rc = 0
 [ $rc = 0 ] || sed 's/^/# /' /tmp/fio.out | tail -20
+
+# One direct write whose bio holds whole pages between partial pieces (tools/vecwrite.c: four
+# buffers, two of them 512 bytes into a memory page): the stream the bio holds for its whole
+# pages is given back for each partial page's read and taken again after it.
+check "a write of partial pieces between whole pages reads back (vecwrite)" \
+	vecwrite $dev $(((26 << 20) / PAGE))
 
 # Discard frees whole (kernel) pages: they read back as zeroes and leave the store.
 dd if=/tmp/random of=$dev bs=1M seek=28 oflag=direct 2>/dev/null

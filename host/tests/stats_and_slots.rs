@@ -21,7 +21,9 @@ fn idle_device_lines_match_c() {
 fn block_state_lines_match_c() {
     let line = |state: BlockState| {
         let mut out = String::new();
-        state.write_to(&mut out).unwrap();
+        let mut buf = [0u8; BlockState::MAX_LEN + 1];
+        let len = state.write_into(&mut buf).unwrap();
+        out.push_str(std::str::from_utf8(&buf[..len]).unwrap());
         out
     };
     // printf '%12zd %12lld.%06lu %c%c%c%c%c%c\n' 7 1234 0 . w h . . .
@@ -110,6 +112,45 @@ fn wide_values_are_not_cut() {
 }
 
 proptest! {
+    // The formatter against `core::fmt`'s padding (C's `%8llu`, `%8ld`, `%12zd`, `%06lu`), over
+    // the whole range of each field, short numbers (padded) as often as long ones.
+    #[test]
+    fn lines_match_padded_formatting(
+        f in proptest::array::uniform9(prop_oneof![0u64..100_000, any::<u64>()]),
+        signed in prop_oneof![-100_000i64..100_000, any::<i64>()],
+        index in prop_oneof![0usize..100_000, any::<usize>()],
+        seconds in prop_oneof![0u64..100_000, any::<u64>()],
+        micros in 0u32..1_000_000,
+        marks: [bool; 6],
+    ) {
+        let stat = MmStat {
+            orig_data_size: f[0], compr_data_size: f[1], mem_used_total: f[2], mem_limit: f[3],
+            mem_used_max: signed as u64, same_pages: f[5], pages_compacted: f[6], huge_pages: f[7],
+            huge_pages_since: f[8],
+        };
+        let mut text = String::new();
+        stat.write_to(&mut text).unwrap();
+        prop_assert_eq!(text, format!("{:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}\n",
+            f[0], f[1], f[2], f[3], signed, f[5], f[6], f[7], f[8]));
+        let mut text = String::new();
+        IoStat { failed_reads: f[0], failed_writes: f[1], notify_free: f[2] }.write_to(&mut text).unwrap();
+        prop_assert_eq!(text, format!("{:>8} {:>8} 0 {:>8}\n", f[0], f[1], f[2]));
+        let mut text = String::new();
+        DebugStat { writestall: Some(f[3]), miss_free: f[4] }.write_to(&mut text).unwrap();
+        prop_assert_eq!(text, format!("version: 1\n{:>8} {:>8}\n", f[3], f[4]));
+        let state = BlockState {
+            index, seconds, micros,
+            same: marks[0], written_back: marks[1], huge: marks[2], idle: marks[3],
+            recompressed: marks[4], incompressible: marks[5],
+        };
+        let mark = |i: usize, c: char| if marks[i] { c } else { '.' };
+        let expected = format!("{:>12} {:>12}.{:06} {}{}{}{}{}{}\n", index, seconds, micros,
+            mark(0, 's'), mark(1, 'w'), mark(2, 'h'), mark(3, 'i'), mark(4, 'r'), mark(5, 'n'));
+        let mut out = [0u8; BlockState::MAX_LEN + 1];
+        prop_assert_eq!(state.write_into(&mut out), Some(expected.len()));
+        prop_assert_eq!(&out[..expected.len()], expected.as_bytes());
+    }
+
     #[test]
     fn mm_stat_has_nine_fields_in_order(fields: [u32; 9]) {
         let f: Vec<u64> = fields.iter().map(|&v| u64::from(v)).collect();

@@ -23,6 +23,8 @@
 #                                       the reads that waited for a decompression context, or -)
 #   INSN <phase> <cell> <driver> <pages>   (BENCH_PROFILE=insn: the counting plugin's phase that
 #                                           holds one run of the cell, and the pages it moved)
+#   STATS <cell> <driver> <rep> <reads> <p50> <p99> <p99.9> <max> <walks>   (mm_stat reads
+#                                      beside a walk over every slot: ns of the guest's clock)
 #   KSYM <address> <type> <symbol> [<module>]   (BENCH_PROFILE=insn: the module's symbols)
 set -u
 reps=${BENCH_REPS:-5}
@@ -385,6 +387,53 @@ latency_cell() {
 if [ -z "$counting" ]; then
 	for algorithm in "zstd level=12" "lz4 -"; do
 		latency_cell $algorithm "$(nproc)" $(($(nproc) > 1 ? $(nproc) / 2 : 1))
+	done
+fi
+
+# Statistics readers beside walks over every slot: a reader reads mm_stat whole (open, read,
+# close) again and again for stats_seconds while a walker repeats one walk of a 1 GiB device
+# holding 256 MiB of data: none, idle marking (idle=all), compaction (compact), or a read of
+# debugfs block_state. Per driver and walk: the reads' latency percentiles in ns of the guest's
+# clock (statread) and the walks completed meanwhile.
+#   STATS <cell> <driver> <rep> <reads> <p50> <p99> <p99.9> <max> <walks>
+stats_seconds=${BENCH_STATS_SECONDS:-5}
+stats_walk() { # WALK: one walk
+	case $1 in
+	none) sleep 1 ;;
+	idle) echo all >$z/idle ;;
+	compact) echo 1 >$z/compact ;;
+	block_state) cat /sys/kernel/debug/zram/zram0/block_state >/dev/null ;;
+	esac
+}
+stats_cell() { # WALK
+	local walk=$1 name=stats/$1 rep driver walker
+	echo "$name" | grep -Eq "$only" || return 0
+	for rep in $(seq 1 "$timed_reps"); do
+		for driver in $(order "$rep"); do
+			setup "$driver" lzo-rle
+			fio --name=prefill --filename=$dev --rw=write --bs=1M --size=256M --direct=1 \
+				--buffer_compress_percentage=60 --refill_buffers --randseed=$rep >/dev/null 2>&1
+			rm -f /tmp/stats.walks
+			(
+				trap 'echo $walks >/tmp/stats.walks; exit 0' TERM
+				walks=0
+				while :; do
+					stats_walk "$walk"
+					walks=$((walks + 1))
+				done
+			) &
+			walker=$!
+			echo "STATS $name $driver $rep $(statread $z/mm_stat "$stats_seconds")" >/tmp/stats.line
+			kill -TERM $walker
+			wait $walker
+			echo "$(cat /tmp/stats.line) $(cat /tmp/stats.walks 2>/dev/null || echo -)"
+			teardown "$driver"
+		done
+	done
+}
+if [ -z "$counting" ]; then
+	for walk in none idle compact block_state; do
+		stats_cell $walk
 	done
 fi
 

@@ -4,7 +4,7 @@
 //! disk's `submit_bio` and `swap_slot_free_notify`), with the failure counters.
 
 use super::counters::Event;
-use super::page_io::Chain;
+use super::page_io::{BioStream, Chain};
 use super::{Storage, Zram};
 use crate::fill::fill;
 use crate::kapi::bio::{Bio, PageDest, Piece};
@@ -78,32 +78,42 @@ impl Zram {
 
     /// Writes one piece of a write bio: a whole page, or a part of one.
     #[inline(always)]
-    fn write_piece(&self, storage: &Storage, piece: Piece, data: &[u8], now: u32) -> Result {
+    fn write_piece<'a>(
+        &self,
+        storage: &'a Storage,
+        stream: &mut BioStream<'a>,
+        piece: Piece,
+        data: &[u8],
+        now: u32,
+    ) -> Result {
         if piece.len == PAGE_SIZE {
-            self.write_page(storage, piece.index, data, now)
+            self.write_page(storage, stream, piece.index, data, now)
         } else {
-            self.write_part_of_page(storage, piece.index, piece.offset, data, now)
+            self.write_part_of_page(storage, stream, piece.index, piece.offset, data, now)
         }
     }
 
     /// Writes `data` into page `index` from byte `offset` (less than a page): reads the page,
-    /// patches it, writes it back.
+    /// patches it, writes it back. The bio's stream goes back first: the read may wait for a
+    /// decompression context.
     #[inline(never)]
-    fn write_part_of_page(
+    fn write_part_of_page<'a>(
         &self,
-        storage: &Storage,
+        storage: &'a Storage,
+        stream: &mut BioStream<'a>,
         index: usize,
         offset: usize,
         data: &[u8],
         now: u32,
     ) -> Result {
+        stream.give_back();
         let mut bounce = BouncePage::new()?;
         let page = bounce.bytes_mut();
         self.read_page(storage, index, page, None, now)?;
         page.get_mut(offset..offset + data.len())
             .ok_or(EIO)?
             .copy_from_slice(data);
-        self.write_page(storage, index, page, now)
+        self.write_page(storage, stream, index, page, now)
     }
 
     fn free_page(&self, storage: &Storage, index: usize) {
@@ -131,10 +141,14 @@ impl DiskOps for Zram {
     #[inline(always)]
     fn write(&self, storage: &Storage, bio: &Bio<'_>) -> Result {
         let now = access_time();
-        bio.for_each_piece_in(|piece, data| self.write_piece(storage, piece, data, now))
-            .inspect_err(|_| {
-                self.stats.count(Event::FailedWrite);
-            })
+        // Given back when the walk ends: one borrow for the bio's pages.
+        let mut stream = BioStream::default();
+        bio.for_each_piece_in(|piece, data| {
+            self.write_piece(storage, &mut stream, piece, data, now)
+        })
+        .inspect_err(|_| {
+            self.stats.count(Event::FailedWrite);
+        })
     }
 
     fn discard(&self, storage: &Storage, start: u64, len: u64) {

@@ -99,11 +99,13 @@ impl Zram {
     }
 
     /// Compresses `data` (`PAGE_SIZE` bytes) and stores it as page `index`, an access at `now`
-    /// (seconds); a page that does not compress below zsmalloc's huge class is stored as it is.
+    /// (seconds), with the stream its write bio holds, if any; a page that does not compress
+    /// below zsmalloc's huge class is stored as it is.
     #[inline(always)]
-    pub(super) fn write_page(
+    pub(super) fn write_page<'a>(
         &self,
-        storage: &Storage,
+        storage: &'a Storage,
+        stream: &mut BioStream<'a>,
         index: usize,
         data: &[u8],
         now: u32,
@@ -124,7 +126,7 @@ impl Zram {
                 return Ok(());
             }
         }
-        let (handle, huge) = self.compress_into_object(storage, data)?;
+        let (handle, huge) = self.compress_into_object(storage, stream, data)?;
         let size = handle.size();
         let mut slot = storage.pages.lock(index).ok_or(EIO)?;
         // Fails only for a handle of another pool, which `compress_into_object` never makes;
@@ -141,7 +143,8 @@ impl Zram {
 
     /// Compresses `data` and copies the result (or `data` itself, when it does not compress
     /// below zsmalloc's huge class) into a new pool object; returns the object and whether it
-    /// is huge. Allocates as C zram does: first without direct reclaim, holding the stream;
+    /// is huge. Compresses with the bio's stream `held`, borrowing it first if the bio has
+    /// none yet. Allocates as C zram does: first without direct reclaim, holding the stream;
     /// failing that (counted as a write stall), the stream goes back before the allocation
     /// that may reclaim and sleep, so that other writers of this algorithm are not held up, and
     /// the page is compressed again with whichever stream comes next
@@ -150,16 +153,20 @@ impl Zram {
     fn compress_into_object<'a>(
         &self,
         storage: &'a Storage,
+        held: &mut BioStream<'a>,
         data: &[u8],
     ) -> Result<(ZsHandle<'a>, bool)> {
         let pool = storage.pages.pool();
-        let mut stream = storage.codec.streams().get();
-        let (object, huge) = compress_page(&mut stream, data, storage.huge_class_size)?;
+        let stream = match &mut held.0 {
+            Some(stream) => stream,
+            None => held.0.insert(storage.codec.streams().get()),
+        };
+        let (object, huge) = compress_page(stream, data, storage.huge_class_size)?;
         match pool.alloc(object.len(), mem::GFP_POOL_OBJECT_FAST) {
             Ok(handle) => self.fill_object(pool, handle, object, huge),
             Err(_) => {
                 let len = object.len();
-                drop(stream);
+                held.give_back();
                 self.stats.count(Event::WriteStall);
                 let reserved = alloc_with_reclaim(pool, len)?;
                 self.compress_again(storage, data, reserved)
@@ -233,6 +240,22 @@ impl Zram {
         }
         handle.write(object);
         Ok((handle, huge))
+    }
+}
+
+/// The compression stream of one write bio: borrowed for the bio's first page that needs one
+/// and kept for its other pages until the bio ends (one borrow per bio rather than per page; a
+/// writer holds it between its pages as it would through a compression), or until something
+/// that may sleep needs it given back: the allocation with reclaim, and the read of a partial
+/// page write (no thread holds a stream and a decompression context together).
+#[derive(Default)]
+pub(super) struct BioStream<'a>(Option<StreamGuard<'a>>);
+
+impl BioStream<'_> {
+    /// Gives the stream back, if the bio holds one.
+    #[inline(always)]
+    pub(super) fn give_back(&mut self) {
+        self.0 = None;
     }
 }
 
