@@ -128,6 +128,15 @@ impl<T> Pool<T> {
     }
 }
 
+impl<T> PoolGuard<'_, T> {
+    /// Whether another borrower sleeps for a value of this pool (a relaxed look: one that is
+    /// registering right now may be missed, and is woken when this value goes back).
+    #[inline(always)]
+    pub(crate) fn wanted(&self) -> bool {
+        self._wake.pool.sleepers.load(Ordering::Relaxed) != 0
+    }
+}
+
 impl<T> core::ops::Deref for PoolGuard<'_, T> {
     type Target = T;
 

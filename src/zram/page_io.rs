@@ -157,6 +157,9 @@ impl Zram {
         data: &[u8],
     ) -> Result<(ZsHandle<'a>, bool)> {
         let pool = storage.pages.pool();
+        // A stream kept from the bio's previous page goes back first if another writer sleeps
+        // for one (and is borrowed again below, as after every page before).
+        held.give_back_if_wanted();
         let stream = match &mut held.0 {
             Some(stream) => stream,
             None => held.0.insert(storage.codec.streams().get()),
@@ -245,9 +248,12 @@ impl Zram {
 
 /// The compression stream of one write bio: borrowed for the bio's first page that needs one
 /// and kept for its other pages until the bio ends (one borrow per bio rather than per page; a
-/// writer holds it between its pages as it would through a compression), or until something
-/// that may sleep needs it given back: the allocation with reclaim, and the read of a partial
-/// page write (no thread holds a stream and a decompression context together).
+/// writer holds it between its pages as it would through a compression), unless another
+/// writer sleeps for a stream of the algorithm — then it goes back before the next page, as
+/// it did after every page before, so that a long write bio never holds others up (reclaim's
+/// swap-out among them) for more than a page's compression — or until something that may
+/// sleep needs it given back: the allocation with reclaim, and the read of a partial page
+/// write (no thread holds a stream and a decompression context together).
 #[derive(Default)]
 pub(super) struct BioStream<'a>(Option<StreamGuard<'a>>);
 
@@ -256,6 +262,14 @@ impl BioStream<'_> {
     #[inline(always)]
     pub(super) fn give_back(&mut self) {
         self.0 = None;
+    }
+
+    /// Gives the stream back if another writer sleeps for one.
+    #[inline(always)]
+    pub(super) fn give_back_if_wanted(&mut self) {
+        if self.0.as_ref().is_some_and(|stream| stream.wanted()) {
+            self.0 = None;
+        }
     }
 }
 
