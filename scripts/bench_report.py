@@ -220,39 +220,37 @@ if corpus_rows:
         [f"{k}_pages" for k in KINDS]
     write_csv("corpus.csv", corpus_rows, fields)
 
+
+def paired_medians(per_cell, names):
+    """Rows of cells both drivers ran: per driver the median over their common repetitions of
+    each figure, `names` naming the figures of a repetition's tuple in order."""
+    rows = []
+    for cell, drivers in per_cell.items():
+        c, rs = drivers.get("zram", {}), drivers.get("zram_rs", {})
+        reps = sorted(set(c) & set(rs))
+        if not reps:
+            continue
+        row = {"cell": cell, "reps": len(reps)}
+        for i, name in enumerate(names):
+            row[f"{name}_c"] = statistics.median(c[r][i] for r in reps)
+            row[f"{name}_rs"] = statistics.median(rs[r][i] for r in reps)
+        rows.append(row)
+    return rows
+
+
 # The latency cells: per driver the median over repetitions of each percentile and of the
 # writers' throughput; C / zram_rs per percentile (above 1: zram_rs's reads wait less) and
 # zram_rs / C for the writers (above 1: zram_rs's writers are faster).
 PERCENTILES = ["p50", "p99", "p99.9", "p99.99"]
-latency_rows = []
-for cell, drivers in latency.items():
-    c, rs = drivers.get("zram", {}), drivers.get("zram_rs", {})
-    reps = sorted(set(c) & set(rs))
-    if not reps:
-        continue
-    median = lambda d, i: statistics.median(d[r][i] for r in reps)
-    row = {"cell": cell, "reps": len(reps), "reads_c": median(c, 0), "reads_rs": median(rs, 0),
-           "waited_rs": max(latency_waited[cell].values(), default=None),
-           "writers_kib_s_c": median(c, 5), "writers_kib_s_rs": median(rs, 5)}
-    for i, name in enumerate(PERCENTILES, 1):
-        row[f"{name}_c"], row[f"{name}_rs"] = median(c, i), median(rs, i)
-    latency_rows.append(row)
+latency_rows = paired_medians(latency, ["reads"] + PERCENTILES + ["writers_kib_s"])
+for row in latency_rows:
+    row["waited_rs"] = max(latency_waited[row["cell"]].values(), default=None)
 if latency_rows:
     write_csv("latency.csv", latency_rows)
 
 # The statistics cells: per driver the median over repetitions of each figure.
 STAT_FIGURES = ["reads", "p50", "p99", "p99.9", "max", "walks"]
-stats_rows = []
-for cell, drivers in stats_reads.items():
-    c, rs = drivers.get("zram", {}), drivers.get("zram_rs", {})
-    reps = sorted(set(c) & set(rs))
-    if not reps:
-        continue
-    row = {"cell": cell, "reps": len(reps)}
-    for i, name in enumerate(STAT_FIGURES):
-        row[f"{name}_c"] = statistics.median(c[r][i] for r in reps)
-        row[f"{name}_rs"] = statistics.median(rs[r][i] for r in reps)
-    stats_rows.append(row)
+stats_rows = paired_medians(stats_reads, STAT_FIGURES)
 if stats_rows:
     write_csv("stats.csv", stats_rows)
 
