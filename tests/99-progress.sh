@@ -1,19 +1,20 @@
 #!/bin/bash
-# Readers keep making progress while writers wait for memory. One zstd device holds an ext4
-# file system with a reader's file (compressible text, stored compressed: reading it needs a
+# Readers keep making progress while writers wait for memory. One zstd device holds an ext4 file
+# system with a reader's file (compressible text, stored compressed: reading it needs a
 # decompression context), the writers' files and a swap file. memfill (tools/memfill.c) fills more
-# than the guest's RAM, so swap writes go to the same device, and the writers' pool allocations
-# fall to the slow path with direct reclaim (debug_stat's writestall). Meanwhile a reader reads
-# the stored pages with direct I/O in a loop: each read must finish within a minute and read
-# what was written (its 256 KiB chunk's digest, taken from the data before it reached the file
-# system), and the file stays intact. A writer that keeps its compression stream while it sleeps
-# in reclaim starves the other writers (and, were reads to share the streams, the reader); and
-# since the swap writes that would free memory wait for a stream too, it stops the machine: the script then never ends and the VM's timeout fails the run, which is
-# why it runs last. (Under TCG the whole guest can stall for minutes under this pressure with a
-# correct driver too, so only each read's own duration is bounded.)
-# PROGRESS_DRIVER=zram runs the same against C zram.ko (tools/progress-both.sh, an experiment:
-# its rmmod is then one case, not zram_unload's); PROGRESS_RUN and PROGRESS_OVER bound it (the
-# writers' seconds, default 45, and how far past RAM each memfill run goes, default 256 MiB).
+# than the memory the guest has available, so swap writes go to the same device, and the writers'
+# pool allocations fall to the slow path with direct reclaim (debug_stat's writestall). Meanwhile a
+# reader reads the stored pages with direct I/O in a loop: each read must finish within a minute and
+# read what was written (its 256 KiB chunk's digest, taken from the data before it reached the file
+# system), and the file stays intact. A writer that keeps its compression stream while it sleeps in
+# reclaim starves the other writers (and, were reads to share the streams, the reader); and since
+# the swap writes that would free memory wait for a stream too, it stops the machine: the script
+# then never ends and the VM's timeout fails the run, which is why it runs last. (Under TCG the
+# whole guest can stall for minutes under this pressure with a correct driver too, so only each
+# read's own duration is bounded.) PROGRESS_DRIVER=zram runs the same against C zram.ko
+# (tools/progress-both.sh, an experiment: its rmmod is then one case, not zram_unload's);
+# PROGRESS_RUN and PROGRESS_OVER bound it (the writers' seconds, default 45, and how far past the
+# available memory each memfill run goes, default 256 MiB).
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 driver=${PROGRESS_DRIVER:-zram_rs}
@@ -73,12 +74,17 @@ reader() {
 		k=$((k + 1))
 	done
 }
-# pressure: memfill runs, each filling more than the guest's RAM, until $stop exists; logs the
-# exit status of each.
-ram_mib=$(awk '/MemTotal/ { print int($2 / 1024) }' /proc/meminfo)
+# pressure: memfill runs, each filling PROGRESS_OVER more than the memory the guest has
+# available (MemAvailable once the device, its files and the swap are set up: the guest's root
+# file system, the tools, takes RAM that nothing can reclaim, and what scripts before this one
+# left in the page cache and slab differs from run to run), until $stop exists; logs the exit
+# status of each.
+meminfo_kb() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
+avail_mib=$(($(meminfo_kb MemAvailable) / 1024))
+ktap_print_msg "memory at the start: MemTotal $(($(meminfo_kb MemTotal) / 1024)) MiB, MemAvailable $avail_mib MiB, MemFree $(($(meminfo_kb MemFree) / 1024)) MiB, Shmem $(($(meminfo_kb Shmem) / 1024)) MiB, Slab $(($(meminfo_kb Slab) / 1024)) MiB; each memfill run fills $((avail_mib + ${PROGRESS_OVER:-256})) MiB"
 pressure() {
 	while [ ! -e $stop ]; do
-		memfill $((ram_mib + ${PROGRESS_OVER:-256})) 1 >>/tmp/progress.memfill 2>&1
+		memfill $((avail_mib + ${PROGRESS_OVER:-256})) 1 >>/tmp/progress.memfill 2>&1
 		echo $? >>/tmp/progress.memfill.rc
 		echo "memfill: run ended; mm_stat $(cat "$z/mm_stat")" >>/tmp/progress.memfill
 	done
