@@ -5,6 +5,7 @@
 //! `disk.rs`, after the driver returns.
 
 use super::ffi;
+use super::page_map::{map_local, unmap_local};
 use core::marker::PhantomData;
 use core::ptr::NonNull;
 use kernel::bindings;
@@ -193,7 +194,7 @@ impl Bio<'_> {
             let page = unsafe { bvec.bv_page.add(mem_byte / PAGE_SIZE) };
             // SAFETY: `page` is a page of the bio's buffer, pinned by the bio's owner for the
             // bio's life.
-            let base = unsafe { bindings::kmap_local_page(page) }.cast::<u8>();
+            let base = unsafe { map_local(page) };
             // SAFETY: the mapping covers the whole page and `mem_offset + len <= PAGE_SIZE`; `f`
             // uses the bytes only until it returns, before the mapping is released below.
             let bytes = unsafe { base.add(mem_offset) };
@@ -232,7 +233,7 @@ pub(super) unsafe fn with_page_bytes<R>(
     f: impl FnOnce(&mut [u8]) -> R,
 ) -> R {
     // SAFETY: `page` is live (the caller's promise).
-    let base = unsafe { bindings::kmap_local_page(page.as_ptr()) }.cast::<u8>();
+    let base = unsafe { map_local(page.as_ptr()) };
     // SAFETY: the mapping covers the whole page, which only this call uses (the caller's
     // promise), until the mapping is released below.
     let bytes = unsafe { core::slice::from_raw_parts_mut(base, PAGE_SIZE) };
@@ -242,22 +243,4 @@ pub(super) unsafe fn with_page_bytes<R>(
     // SAFETY: `page` is live (above).
     unsafe { super::mem::flush_dcache_page(page.as_ptr()) };
     result
-}
-
-/// `kunmap_local()` of a page mapped by `kmap_local_page()`. Without `CONFIG_HIGHMEM` pages are
-/// never mapped temporarily and `kunmap_local()` does nothing (only parisc, which Rust does not
-/// support, flushes there), so the out-of-line helper is not called.
-///
-/// # Safety
-///
-/// `base` was returned by `kmap_local_page()` and is unmapped once, in reverse mapping order.
-#[inline(always)]
-unsafe fn unmap_local(base: *mut u8) {
-    #[cfg(CONFIG_HIGHMEM)]
-    // SAFETY: as the caller guarantees.
-    unsafe {
-        bindings::kunmap_local(base.cast::<kernel::ffi::c_void>())
-    };
-    #[cfg(not(CONFIG_HIGHMEM))]
-    let _ = base;
 }

@@ -25,6 +25,7 @@ pub(crate) mod lz4;
 #[cfg(zram_rs_backend_lzo)]
 pub(crate) mod lzo;
 pub(crate) mod mem;
+pub(crate) mod page_map;
 pub(crate) mod page_writes;
 pub(crate) mod rwsem;
 #[cfg(zram_rs_backend_842)]
