@@ -11,8 +11,9 @@ const NSEC_PER_SEC: u64 = 1_000_000_000;
 pub(crate) fn boottime_ns() -> u64 {
     // SAFETY: no preconditions; reads the timekeeper under its own sequence count.
     let ns = unsafe { bindings::ktime_get_coarse_with_offset(bindings::tk_offsets_TK_OFFS_BOOT) };
-    // Never negative; `max` keeps the conversion total anyway.
-    ns.max(0) as u64
+    // Time since boot is never negative: a plain conversion (no clamp on every bio), as C's
+    // `(u32)ktime_get_boottime_seconds()` converts without one.
+    ns as u64
 }
 
 /// Whole seconds since boot (`ktime_get_boottime_seconds()`).
