@@ -79,7 +79,6 @@ reader() {
 # file system, the tools, takes RAM that nothing can reclaim, and what scripts before this one
 # left in the page cache and slab differs from run to run), until $stop exists; logs the exit
 # status of each.
-meminfo_kb() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 avail_mib=$(($(meminfo_kb MemAvailable) / 1024))
 ktap_print_msg "memory at the start: MemTotal $(($(meminfo_kb MemTotal) / 1024)) MiB, MemAvailable $avail_mib MiB, MemFree $(($(meminfo_kb MemFree) / 1024)) MiB, Shmem $(($(meminfo_kb Shmem) / 1024)) MiB, Slab $(($(meminfo_kb Slab) / 1024)) MiB; each memfill run fills $((avail_mib + ${PROGRESS_OVER:-256})) MiB"
 pressure() {

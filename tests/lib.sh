@@ -367,6 +367,11 @@ sysblock() {
 	echo "/sys/block/zram$1"
 }
 
+# A /proc/meminfo field, in kB: meminfo_kb MemAvailable.
+meminfo_kb() {
+	awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo
+}
+
 mem_free_kb() {
-	awk '/^MemFree:/ { print $2 }' /proc/meminfo
+	meminfo_kb MemFree
 }
