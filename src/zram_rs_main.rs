@@ -162,6 +162,7 @@ struct ZramRs {
 impl kernel::Module for ZramRs {
     fn init(module: &'static ThisModule) -> Result<Self> {
         kapi::page_map::check()?;
+        kapi::cpu::check()?;
         let deferred = DeferredQueue::new()?;
         let driver = DiskDriver::register(module, c_str!("zram")).inspect_err(|_| {
             pr_err!("Unable to get major number\n");

@@ -177,6 +177,13 @@ impl<C> Decompressor<C> {
     }
 }
 
+/// Decompresses `src` into the whole of `dst` with backend `B`'s decompression context; the
+/// destination first, as the libraries' functions take it.
+#[inline(never)]
+fn decompress_with<B: Backend>(context: &mut B::ReadContext, dst: &mut [u8], src: &[u8]) -> Result {
+    B::DECOMPRESSOR.run(context, src, dst)
+}
+
 /// C 7.x's check of a backend without dictionaries: a dictionary set is `EOPNOTSUPP`.
 #[cfg(any(zram_rs_backend_lzo, zram_rs_backend_842, zram_rs_backend_deflate))]
 fn check_no_dict(name: &str, params: &Params) -> Result {
@@ -338,12 +345,14 @@ macro_rules! backends {
                 }
             }
 
-            /// Decompresses `src` into the whole of `dst`.
+            /// Decompresses `src` into the whole of `dst`: each arm a call of its backend's
+            /// function ([`decompress_with`]) and nothing after it, so that an out-of-line
+            /// caller's dispatch ends in a jump to it.
             #[inline(always)]
-            fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Result {
+            fn decompress_into(&mut self, dst: &mut [u8], src: &[u8]) -> Result {
                 match self {
                     $(#[cfg($cfg)] Self::$backend(context) => {
-                        <$file::$backend as Backend>::DECOMPRESSOR.run(context, src, dst)
+                        decompress_with::<$file::$backend>(context, dst, src)
                     })+
                 }
             }

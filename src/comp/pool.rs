@@ -74,23 +74,30 @@ impl<T> Pool<T> {
     }
 
     /// Borrows a free value if there is one, trying the current CPU's place first; never
-    /// sleeps.
+    /// sleeps. The own place is tried here, inline; the others out of line.
     #[inline(always)]
     pub(crate) fn try_get(&self) -> Option<PoolGuard<'_, T>> {
-        let count = self.places.len();
-        let first = (cpu::this_cpu() as usize).checked_rem(count)?;
+        let cpu = cpu::this_cpu() as usize;
+        let own = self.places.get(cpu).and_then(TryLock::try_lock);
+        let value = match own {
+            Some(value) => value,
+            None => self.try_lock_any(cpu)?,
+        };
+        // Released by the guard's drop.
+        self.lockdep.acquire(true);
+        Some(PoolGuard {
+            value,
+            _wake: WakeSleeper { pool: self },
+        })
+    }
+
+    /// Takes a free place, starting from `cpu`'s (modulo the pool's size) and going round;
+    /// never sleeps.
+    #[inline(never)]
+    fn try_lock_any(&self, cpu: usize) -> Option<TryLockGuard<'_, T>> {
+        let first = cpu.checked_rem(self.places.len())?;
         let (lower, own_and_higher) = self.places.split_at(first);
-        let guard = Iterator::chain(own_and_higher.iter(), lower).find_map(|place| {
-            place.try_lock().map(|value| PoolGuard {
-                value,
-                _wake: WakeSleeper { pool: self },
-            })
-        });
-        if guard.is_some() {
-            // Released by the guard's drop.
-            self.lockdep.acquire(true);
-        }
-        guard
+        Iterator::chain(own_and_higher.iter(), lower).find_map(TryLock::try_lock)
     }
 
     /// Borrows a value, sleeping until one is free.

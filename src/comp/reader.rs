@@ -60,9 +60,10 @@ pub(crate) struct ReaderDecompressor<'a> {
 
 impl ReaderDecompressor<'_> {
     /// Decompresses `src` into `dst`, which the result must fill exactly. Takes the borrow by
-    /// value, so the context's address is the argument itself.
+    /// value, so the context's address is the argument itself, and the destination first, as
+    /// the libraries' functions do, so that the arguments reach them without moves.
     #[inline(never)]
-    pub(crate) fn decompress(self, src: &[u8], dst: &mut [u8]) -> Result {
-        self.context.decompress(src, dst)
+    pub(crate) fn decompress_into(self, dst: &mut [u8], src: &[u8]) -> Result {
+        self.context.decompress_into(dst, src)
     }
 }

@@ -163,7 +163,7 @@ fn decompress_back(storage: &Storage, index: usize, block: usize, page: &mut [u8
     let size = object.size;
     let (scratch, decompressor) = reader.scratch_and_decompressor();
     let whole = scratch.get_mut(..PAGE_SIZE).ok_or(EIO)?;
-    let result = decompressor.decompress(page.get(..size).ok_or(EIO)?, whole);
+    let result = decompressor.decompress_into(whole, page.get(..size).ok_or(EIO)?);
     if result.is_ok() {
         mem::copy_page_bytes(page, whole);
     } else {

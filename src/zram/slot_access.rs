@@ -158,7 +158,9 @@ pub(super) fn read_compressed(
         Decompression::Reader(reader) => {
             // The context's scratch page is where zsmalloc may copy an object that spans pages.
             let (scratch, decompressor) = reader.scratch_and_decompressor();
-            slot.read_object(scratch, |object, _| decompressor.decompress(object, out))
+            slot.read_object(scratch, |object, _| {
+                decompressor.decompress_into(out, object)
+            })
         }
         // Only where zsmalloc never needs a scratch buffer (`comp::Stateless`).
         Decompression::Stateless(stateless) => {
