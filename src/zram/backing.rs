@@ -74,7 +74,9 @@ impl Zram {
     /// a `dest` (`out` is then a whole page of a bio being read), by a read of the backing
     /// device chained to that bio, which completes when both have (for a page written back
     /// compressed, once a worker has decompressed it); else waiting for the device, from any
-    /// context that may sleep (the I/O path included).
+    /// context that may sleep (the I/O path included). Cold: a page comes back from the device
+    /// far more rarely than it is read from memory.
+    #[cold]
     pub(super) fn read_written_back(
         &self,
         storage: &Storage,
