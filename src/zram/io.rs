@@ -4,7 +4,7 @@
 //! disk's `submit_bio` and `swap_slot_free_notify`), with the failure counters.
 
 use super::counters::Event;
-use super::page_io::{BioStream, Chain};
+use super::page_io::BioStream;
 use super::{Storage, Zram};
 use crate::fill::fill;
 use crate::kapi::bio::{Bio, PageDest, Piece};
@@ -29,8 +29,7 @@ impl Zram {
         now: u32,
     ) -> Result {
         if piece.len == PAGE_SIZE {
-            let chain = Chain { dest, storage };
-            self.read_page(&storage, piece.index, out, Some(chain), now)
+            self.read_page(&storage, piece.index, out, Some(dest), Some(storage), now)
         } else {
             self.read_part_of_page(&storage, piece.index, piece.offset, out, now)
         }
@@ -70,7 +69,7 @@ impl Zram {
         }
         let mut bounce = BouncePage::new()?;
         let page = bounce.bytes_mut();
-        self.read_page(storage, index, page, None, now)?;
+        self.read_page(storage, index, page, None, None, now)?;
         let part = page.get(offset..offset + out.len()).ok_or(EIO)?;
         out.copy_from_slice(part);
         Ok(())
@@ -109,7 +108,7 @@ impl Zram {
         stream.give_back();
         let mut bounce = BouncePage::new()?;
         let page = bounce.bytes_mut();
-        self.read_page(storage, index, page, None, now)?;
+        self.read_page(storage, index, page, None, None, now)?;
         page.get_mut(offset..offset + data.len())
             .ok_or(EIO)?
             .copy_from_slice(data);

@@ -27,21 +27,25 @@ use kernel::sync::ArcBorrow;
 
 impl Zram {
     /// Reads page `index` into `out` (`PAGE_SIZE` bytes), an access at `now` (seconds). With
-    /// `dest`, `out` is a whole page of a bio being read, to which a read of the backing device
-    /// is chained; without it, that read is waited for.
+    /// `dest` (and `owner`, the storage's reference that work completing the bio keeps), `out` is
+    /// a whole page of a bio being read, to which a read of the backing device is chained;
+    /// without it, that read is waited for. The two come apart and become a [`Chain`] only for
+    /// a page found written back: built in memory for every page, the chain cost four stores.
     #[inline(always)]
     pub(super) fn read_page(
         &self,
         storage: &Storage,
         index: usize,
         out: &mut [u8],
-        dest: Option<Chain<'_>>,
+        dest: Option<PageDest<'_>>,
+        owner: Option<ArcBorrow<'_, Storage>>,
         now: u32,
     ) -> Result {
         let (slot, content) = match lock_to_read(storage, index, now)? {
             Found::Locked(slot, content) => (slot, content),
             Found::WrittenBack(block) => {
-                return self.read_written_back(storage, index, block, 0, out, dest)
+                let chain = Chain::of(dest, owner);
+                return self.read_written_back(storage, index, block, 0, out, chain);
             }
         };
         if let Some(plain) = Plain::of(content) {
@@ -64,7 +68,7 @@ impl Zram {
         }
         drop(slot);
         self.stats.count(Event::ReadWaited);
-        self.read_page_after_wait(storage, index, out, dest, now, priority)
+        self.read_page_after_wait(storage, index, out, Chain::of(dest, owner), now, priority)
     }
 
     /// [`Self::read_page`] when every decompression context of the algorithm of `priority` is
@@ -278,6 +282,17 @@ impl BioStream<'_> {
 pub(super) struct Chain<'a> {
     pub(super) dest: PageDest<'a>,
     pub(super) storage: ArcBorrow<'a, Storage>,
+}
+
+impl<'a> Chain<'a> {
+    /// The chain of `dest` and `storage`, when both are given.
+    #[inline(always)]
+    fn of(dest: Option<PageDest<'a>>, storage: Option<ArcBorrow<'a, Storage>>) -> Option<Self> {
+        Some(Self {
+            dest: dest?,
+            storage: storage?,
+        })
+    }
 }
 
 /// The write path's pool allocation after the one without reclaim failed: with direct reclaim
