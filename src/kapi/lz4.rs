@@ -234,7 +234,9 @@ impl DictDecompressor {
 
     /// `LZ4_setStreamDecode()`, then `LZ4_decompress_safe_continue()`: decompresses `src` into
     /// the whole of `dst`. `EIO` when `src` is not valid data or does not decompress to
-    /// exactly `dst.len()` bytes. Does not sleep.
+    /// exactly `dst.len()` bytes. Does not sleep. Out of line: its registers would otherwise be
+    /// saved by every read of a reader without a dictionary too.
+    #[inline(never)]
     pub(crate) fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Result {
         let (Ok((dict, dict_len)), Ok(src_len), Ok(dst_len)) = (
             dict_parts(&self.dict),
