@@ -47,12 +47,18 @@ fn this_cpu_shim() -> u32 {
 #[cfg(any(zram_rs_cpu_number_var, zram_rs_cpu_number_pcpu_hot))]
 #[inline(always)]
 fn this_cpu_inline() -> u32 {
-    use kernel::bindings;
+    // (Chosen here, not by attributes on the `asm!` operands, which Rust allows only from 1.88.)
+    #[cfg(zram_rs_cpu_number_var)]
+    use kernel::bindings::cpu_number as VAR;
+    #[cfg(zram_rs_cpu_number_pcpu_hot)]
+    use kernel::bindings::pcpu_hot as VAR;
     #[cfg(zram_rs_cpu_number_var)]
     const OFFSET: usize = 0;
     #[cfg(zram_rs_cpu_number_pcpu_hot)]
-    const OFFSET: usize = core::mem::offset_of!(bindings::pcpu_hot, __bindgen_anon_1)
-        + core::mem::offset_of!(bindings::pcpu_hot__bindgen_ty_1__bindgen_ty_1, cpu_number);
+    const OFFSET: usize = {
+        use kernel::bindings::{pcpu_hot, pcpu_hot__bindgen_ty_1__bindgen_ty_1 as Hot};
+        core::mem::offset_of!(pcpu_hot, __bindgen_anon_1) + core::mem::offset_of!(Hot, cpu_number)
+    };
     let cpu: u32;
     // SAFETY: one 4-byte load of this CPU's copy of an exported per-CPU variable (live for the
     // kernel's lifetime), `gs`-relative as the kernel's own reads of it; writes nothing.
@@ -60,10 +66,7 @@ fn this_cpu_inline() -> u32 {
         core::arch::asm!(
             "mov {cpu:e}, dword ptr gs:[rip + {var} + {offset}]",
             cpu = out(reg) cpu,
-            #[cfg(zram_rs_cpu_number_var)]
-            var = sym bindings::cpu_number,
-            #[cfg(zram_rs_cpu_number_pcpu_hot)]
-            var = sym bindings::pcpu_hot,
+            var = sym VAR,
             offset = const OFFSET,
             options(nostack, readonly, preserves_flags),
         );
