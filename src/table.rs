@@ -25,6 +25,7 @@ use crate::kapi::{bit_wait, c_zram, cpu, mem};
 use crate::slot::{self, Priority, SlotContent};
 use crate::Kernel;
 use core::cell::UnsafeCell;
+use core::ops::Range;
 use core::sync::atomic::{AtomicU32, Ordering};
 use kernel::alloc::flags::{__GFP_NOWARN, GFP_KERNEL};
 use kernel::alloc::VVec;
@@ -64,7 +65,7 @@ const fn layout_is_c_zrams() -> bool {
 ///
 /// `value` and `access` are only read or written by the holder of the lock bit in `flags`.
 /// The bits of `flags` but the lock and waiters bits are changed only under the lock too, and
-/// read without it only as a hint ([`PageStore::may_hold_object`]) or by a thread waiting for
+/// read without it only as a hint ([`Slot::held_object`]) or by a thread waiting for
 /// a mark to go ([`PageStore::wait_while_marked`]); the waiters bit is set by threads waiting
 /// for the lock or a mark (also while the slot is unlocked) and cleared by the next unlock. A `Stored` content's handle is a live
 /// object of the [`PageStore`]'s pool, owned by the slot.
@@ -72,6 +73,17 @@ pub(crate) struct Slot {
     value: UnsafeCell<usize>,
     flags: AtomicU32,
     access: UnsafeCell<u32>,
+}
+
+impl Slot {
+    /// Whether the slot held an object when its flags word was read, without its lock (the
+    /// hints of [`PageStore::next_object_hint`] and [`PageStore::may_hold_object`]).
+    #[inline(always)]
+    fn held_object(&self) -> bool {
+        let flags = self.flags.load(Ordering::Relaxed);
+        // The value word is not read: which content it is shows in the flags alone.
+        matches!(Layout::decode(0, flags), SlotContent::Stored { .. })
+    }
 }
 
 // The access time costs no memory on 64-bit.
@@ -103,7 +115,7 @@ unsafe impl Send for PageStore {}
 /// The guard's thread holds `slot`'s lock bit (`slot` is one of `store`'s slots) and the lock in
 /// lockdep's view of `store.lockdep`. `flags` is the slot's flags word without the lock and
 /// waiters bits as it will be stored on drop: only the lock holder changes the word's other
-/// bits (and reads them, but for the hint of [`PageStore::may_hold_object`], which sees the word
+/// bits (and reads them, but for the hint of [`Slot::held_object`], which sees the word
 /// as it was before the lock); another thread's `fetch_or` of the lock bit leaves a held word as
 /// it is, and a sleeper's sets only the waiters bit, which the drop's exchange reads and clears.
 pub(crate) struct SlotGuard<'a> {
@@ -144,17 +156,22 @@ impl PageStore {
         &self.pool
     }
 
+    /// The first slot of `range` (cut at the last slot) that held an object when its flags word
+    /// was read, without taking its lock: for walks over every slot, which lock and look again
+    /// only at the slots found (a slot written a moment after the read is missed, as it would
+    /// be a moment after the unlock of a locked look). One load and test per slot passed over.
+    pub(crate) fn next_object_hint(&self, range: Range<usize>) -> Option<usize> {
+        let start = range.start;
+        let slots = self.slots.get(start..range.end.min(self.slots.len()))?;
+        let found = slots.iter().position(Slot::held_object)?;
+        // No overflow: below `range.end`.
+        Some(start + found)
+    }
+
     /// Whether slot `index` held an object when its flags word was read, without taking its
-    /// lock: for walks over every slot, which lock and look again only at the slots that do
-    /// (a slot written a moment after the read is missed, as it would be a moment after the
-    /// unlock of a locked look).
-    #[inline(always)]
+    /// lock: a hint, as [`Self::next_object_hint`]'s, for a reader choosing how to read it.
     pub(crate) fn may_hold_object(&self, index: usize) -> bool {
-        self.slots.get(index).is_some_and(|slot| {
-            let flags = slot.flags.load(Ordering::Relaxed);
-            // The value word is not read: which content it is shows in the flags alone.
-            matches!(Layout::decode(0, flags), SlotContent::Stored { .. })
-        })
+        self.slots.get(index).is_some_and(Slot::held_object)
     }
 
     /// Locks slot `index`, sleeping while another thread holds it.
@@ -190,6 +207,18 @@ impl PageStore {
 
     #[inline(always)]
     fn try_lock_slot<'a>(&'a self, slot: &'a Slot) -> Option<SlotGuard<'a>> {
+        // x86_64: a `fetch_or` of which only the bit is looked at is one `lock bts`, where one
+        // whose old word is kept is a compare-and-exchange loop; the word is then read again,
+        // which shows it as it was but for the lock and waiters bits (only the lock's holder
+        // changes the others). Elsewhere the old word is kept.
+        #[cfg(target_arch = "x86_64")]
+        let flags = {
+            if slot.flags.fetch_or(slot::LOCK, Ordering::Acquire) & slot::LOCK != 0 {
+                return None;
+            }
+            slot.flags.load(Ordering::Relaxed) & !slot::LOCK
+        };
+        #[cfg(not(target_arch = "x86_64"))]
         let flags = slot.flags.fetch_or(slot::LOCK, Ordering::Acquire);
         // INVARIANT: made only when this thread set the lock bit; `flags` is the word as it
         // was, unlocked, without the waiters bit; the callers tell lockdep.

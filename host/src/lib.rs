@@ -23,5 +23,7 @@ pub mod slot;
 pub mod stat_format;
 #[path = "../../src/tokens.rs"]
 pub mod tokens;
+#[path = "../../src/words.rs"]
+pub mod words;
 #[path = "../../src/writeback_args.rs"]
 pub mod writeback_args;

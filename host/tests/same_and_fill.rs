@@ -10,6 +10,10 @@ const PAGE: usize = 4096;
 #[repr(C, align(4096))]
 struct Page([u8; PAGE]);
 
+/// Up to 64 KiB, page-aligned.
+#[repr(C, align(4096))]
+struct Pages([u8; 65536]);
+
 fn page_of(word: u64) -> Box<Page> {
     let mut page = Box::new(Page([0; PAGE]));
     for chunk in page.0.chunks_exact_mut(8) {
@@ -59,10 +63,18 @@ fn every_byte_position_breaks_sameness() {
 
 #[test]
 fn short_and_odd_inputs() {
+    let sevens = page_of(u64::from_ne_bytes([7; 8]));
     assert_eq!(same_filled(&[]), None);
-    assert_eq!(same_filled(&[1, 2, 3]), None);
-    assert_eq!(same_filled(&[7; 8]), Some(u64::from_ne_bytes([7; 8])));
-    assert_eq!(same_filled(&[7; 24]), Some(u64::from_ne_bytes([7; 8])));
+    assert_eq!(same_filled(&sevens.0[..3]), None);
+    assert_eq!(same_filled(&sevens.0[..12]), None);
+    assert_eq!(
+        same_filled(&sevens.0[..8]),
+        Some(u64::from_ne_bytes([7; 8]))
+    );
+    assert_eq!(
+        same_filled(&sevens.0[..24]),
+        Some(u64::from_ne_bytes([7; 8]))
+    );
 }
 
 #[test]
@@ -97,16 +109,26 @@ proptest! {
     ) {
         // A same-filled buffer of 4, 16 or 64 KiB with one word changed (by any non-zero xor):
         // the scan must see the difference wherever it is, and agree with the naive scan.
-        let mut buffer = vec![0u8; pages];
+        let mut whole = Box::new(Pages([0; 65536]));
+        let buffer = &mut whole.0[..pages];
         for chunk in buffer.chunks_exact_mut(8) {
             chunk.copy_from_slice(&word.to_ne_bytes());
         }
-        prop_assert_eq!(same_filled(&buffer), Some(word));
+        prop_assert_eq!(same_filled(buffer), Some(word));
         let at = (position * 8 * (pages / PAGE)) % pages;
         let changed = word ^ flip;
         buffer[at..at + 8].copy_from_slice(&changed.to_ne_bytes());
-        prop_assert_eq!(same_filled(&buffer), None);
-        prop_assert_eq!(same_filled(&buffer), naive(&buffer));
+        prop_assert_eq!(same_filled(buffer), None);
+        prop_assert_eq!(same_filled(buffer), naive(buffer));
+    }
+
+    #[test]
+    fn unaligned_slices_are_not_looked_at(word: u64, shift in 1usize..8, words in 1usize..PAGE / 8) {
+        // A same-filled slice that does not start on a word boundary (a page always does) is
+        // not scanned: `None`, so that its content is compressed.
+        let page = page_of(word);
+        prop_assert_eq!(same_filled(&page.0[shift..shift + (words - 1) * 8]), None);
+        prop_assert_eq!(same_filled(&page.0[..words * 8]), Some(word));
     }
 
     #[test]

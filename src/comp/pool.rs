@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 //! A pool of interchangeable values lent out one borrower at a time ([`Pool`]): the
 //! compression streams of an algorithm and, apart from them, its decompression contexts are
-//! each one (`codec.rs`). A borrower takes a place with one atomic compare-and-exchange (a
-//! [`TryLock`]), trying its own CPU's place first, then the others, and sleeps only while all
-//! are lent out.
+//! each one (`codec.rs`). A borrower takes a place (a [`TryLock`]) with one atomic exchange
+//! for its own CPU's place, tried first, and a compare-and-exchange after a look for each of
+//! the others, and sleeps only while all are lent out.
 
 use crate::kapi::cpu;
 use crate::kapi::lockdep::{LockClass, LockdepMap};
@@ -78,7 +78,7 @@ impl<T> Pool<T> {
     #[inline(always)]
     pub(crate) fn try_get(&self) -> Option<PoolGuard<'_, T>> {
         let cpu = cpu::this_cpu() as usize;
-        let own = self.places.get(cpu).and_then(TryLock::try_lock);
+        let own = self.places.get(cpu).and_then(TryLock::try_lock_likely_free);
         let value = match own {
             Some(value) => value,
             None => self.try_lock_any(cpu)?,

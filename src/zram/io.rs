@@ -47,8 +47,10 @@ impl Zram {
         now: u32,
     ) -> Result {
         // Part of an empty or same-filled page expands straight into the requested range: no
-        // bounce page, no copy.
-        {
+        // bounce page, no copy. A page that holds an object (by a look at its flags) is read
+        // whole into a bounce page, allocated before its slot is locked, as C reads every part
+        // of a page.
+        if !storage.pages.may_hold_object(index) {
             let mut slot = storage.pages.lock(index).ok_or(EIO)?;
             slot.accessed(now);
             match slot.content() {
@@ -64,6 +66,7 @@ impl Zram {
                     drop(slot);
                     return self.read_written_back(storage, index, block, offset, out, None);
                 }
+                // Stored since the look.
                 SlotContent::Stored { .. } => {}
             }
         }

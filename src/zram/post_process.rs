@@ -132,12 +132,12 @@ where
     // (index, next entry of its bucket)
     let mut entries: VVec<(usize, usize)> = VVec::new();
     'ranges: for (range, wants) in ranges {
-        for index in range.start..range.end.min(storage.pages.pages()) {
-            // Only a slot holding an object can be selected: the others are passed over with
-            // a look at their flags.
-            if !storage.pages.may_hold_object(index) {
-                continue;
-            }
+        let mut next = range.start;
+        // Only a slot holding an object can be selected: the others are passed over with a
+        // look at their flags.
+        while let Some(index) = storage.pages.next_object_hint(next..range.end) {
+            // No overflow: below `range.end`.
+            next = index + 1;
             // Room for one more before the slot lock, under which nothing allocates: the push
             // below then never does.
             if entries.reserve(1, GFP_KERNEL).is_err() {

@@ -78,19 +78,22 @@ impl Zram {
     ) -> Result {
         let mut page = BouncePage::new()?;
         let mut budget = request.max_pages;
-        for index in 0..storage.pages.pages() {
-            if budget == 0 {
-                break;
-            }
+        let pages = storage.pages.pages();
+        let mut next = 0;
+        while next < pages && budget != 0 {
             // Slots without an object are passed over with a look at their flags; the
             // scheduler gets a chance after every slot that holds one and every 64 others.
-            if storage.pages.may_hold_object(index) {
-                let targets = Targets::Range(range.clone());
-                self.recompress_slot(storage, index, &mut page, &mut budget, request, targets)?;
+            let end = next.saturating_add(64).min(pages);
+            let Some(index) = storage.pages.next_object_hint(next..end) else {
                 cpu::cond_resched();
-            } else if index % 64 == 63 {
-                cpu::cond_resched();
-            }
+                next = end;
+                continue;
+            };
+            let targets = Targets::Range(range.clone());
+            self.recompress_slot(storage, index, &mut page, &mut budget, request, targets)?;
+            cpu::cond_resched();
+            // No overflow: below `pages`.
+            next = index + 1;
         }
         Ok(())
     }
