@@ -5,8 +5,8 @@
 //! The scan reads the page through its aligned words (`words.rs`), the last word first (real
 //! data often differs at the end, so most non-same pages are rejected after two loads), then
 //! compares the page 32 words (four cache lines) at a time, stopping at the first group with a
-//! difference. Plain scalar code: kernel Rust targets
-//! are soft-float, so SIMD would need `kernel_fpu_begin()`, which costs more than the scan.
+//! difference. Plain scalar code: kernel Rust targets are soft-float, so SIMD would need
+//! `kernel_fpu_begin()`, which costs more than the scan.
 //! Shared with the host crate, where it is tested against a naive scan and benchmarked.
 
 use crate::words::as_words;
