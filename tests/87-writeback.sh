@@ -17,7 +17,7 @@
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 # Transcript lines of the scenario (each one a case), plus the checks below.
-LINES=$((57 + 17 * ABI_7_3))
+LINES=$((57 + 19 * ABI_7_3))
 BATCH_CASES=$((8 + 2 * ABI_7_3))
 PIECES_CASES=$((3 + 3 * ABI_7_3))
 plan $((LINES + 10 + 3 + BATCH_CASES + PIECES_CASES + UNLOAD_CASES))
@@ -146,9 +146,20 @@ scenario() {
 	compressed
 }
 
+# failing_reads DEV PAGES: how many reads of one page fail, for each page number mod 4.
+failing_reads() {
+	local i n=(0 0 0 0)
+	for i in $(seq 0 $(($2 - 1))); do
+		dd if="$1" of=/dev/null bs="$PAGE" skip="$i" count=1 iflag=direct 2>/dev/null ||
+			n[i % 4]=$((n[i % 4] + 1))
+	done
+	echo "${n[*]}"
+}
+
 # compressed (7.3): compressed_writeback's answers, then the pages written back as their
 # compressed objects (the backing device's blocks hold fewer copies of the text than a plain
-# writeback leaves), read back whole.
+# writeback leaves), read back whole, then read again after the backing device's blocks were
+# overwritten.
 compressed() {
 	[ "$ABI_7_3" = 1 ] || return 0
 	line "compressed_writeback" "$(stat -c %a $z/compressed_writeback) $(cat $z/compressed_writeback)"
@@ -167,6 +178,15 @@ compressed() {
 		"$(dd if=/dev/vda bs="$PAGE" count=$((pages + 1)) iflag=direct 2>/dev/null | grep -a -o 'zram writeback page' | wc -l)"
 	line "compressed: data" "$(reads_as $dev $pages $expected)"
 	line "compressed: bd_stat after reading" "$(cat $z/bd_stat)"
+	# The backing device's blocks overwritten with 0xff bytes: each page written back
+	# compressed no longer decompresses and its read fails (EIO) alone; the huge pages, written
+	# back as they were, read the new bytes; the zero pages were never written back.
+	tr '\0' '\377' </dev/zero | head -c $(((pages + 1) * PAGE)) |
+		dd of=/dev/vda bs="$PAGE" iflag=fullblock oflag=direct 2>/dev/null
+	echo "zram_rs-test: expect io-error begin" >/dev/kmsg
+	line "compressed, blocks overwritten: reads that fail, by page number mod 4" "$(failing_reads $dev $pages)"
+	echo "zram_rs-test: expect io-error end" >/dev/kmsg
+	line "compressed, blocks overwritten: io_stat" "$(cat $z/io_stat)"
 	echo 1 >$z/reset
 	line "compressed_writeback after reset" "$(cat $z/compressed_writeback)"
 	echo 0 >$z/compressed_writeback

@@ -18,8 +18,9 @@ const WINBITS: &str = "deflate.winbits";
 pub(crate) struct Deflate;
 
 /// Decompresses with the decompression context's inflate stream.
-fn decompress(inflate: &mut zlib::Inflate, src: &[u8], dst: &mut [u8]) -> Result {
-    inflate.decompress(src, dst)
+fn decompress(inflate: &mut zlib::Inflate, src: &[u8], dst: &mut [u8]) -> usize {
+    let len = dst.len();
+    super::decompressed_len(inflate.decompress(src, dst), len)
 }
 
 /// The window `params` ask for, or deflate's own.

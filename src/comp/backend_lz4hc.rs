@@ -26,7 +26,7 @@ impl Backend for Lz4hc {
     type ReadContext = lz4::Reader;
     const DECOMPRESSOR: Decompressor<lz4::Reader> = Decompressor {
         stateless: Some(lz4::decompress),
-        with_context: Some(lz4::Reader::decompress),
+        with_context: Some(super::lz4_decompress),
     };
 
     fn default_level() -> i32 {

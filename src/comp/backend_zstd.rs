@@ -2,7 +2,7 @@
 //! zstd at a level, the library's default level by default, with the parameters the library
 //! chooses for one page, with or without a dictionary (C's `backend_zstd.c`). A stream holds a
 //! library compression context, a decompression context (a reader's) a library decompression
-//! context.
+//! context, both with the device's digested dictionary when it has one.
 
 use super::{Backend, Decompressor, Params};
 use crate::kapi::zstd;
@@ -20,28 +20,19 @@ pub(crate) enum ZstdContext {
     Dict(zstd::DictCompressContext),
 }
 
-/// A decompression context's zstd context, with or without the device's dictionary.
-pub(crate) enum ZstdReadContext {
-    /// Without a dictionary.
-    Plain(zstd::DecompressContext),
-    /// With the digested dictionary of the device's streams.
-    Dict(zstd::DictDecompressContext),
-}
-
-/// Decompresses with the decompression context.
-fn decompress(context: &mut ZstdReadContext, src: &[u8], dst: &mut [u8]) -> Result {
-    match context {
-        ZstdReadContext::Plain(decompress) => decompress.decompress(src, dst),
-        ZstdReadContext::Dict(decompress) => decompress.decompress(src, dst),
-    }
+/// Decompresses with a decompression context's zstd context, which holds the device's
+/// digested dictionary when its streams have one; returns the library's result, a length or
+/// an error value no slice's length equals.
+fn decompress(context: &mut zstd::DecompressContext, src: &[u8], dst: &mut [u8]) -> usize {
+    context.decompress(src, dst)
 }
 
 impl Backend for Zstd {
     const NAME: &'static str = "zstd";
     const C_DEFAULT: bool = cfg!(CONFIG_ZRAM_DEF_COMP_ZSTD);
     type Context = ZstdContext;
-    type ReadContext = ZstdReadContext;
-    const DECOMPRESSOR: Decompressor<ZstdReadContext> = Decompressor {
+    type ReadContext = zstd::DecompressContext;
+    const DECOMPRESSOR: Decompressor<zstd::DecompressContext> = Decompressor {
         stateless: None,
         with_context: Some(decompress),
     };
@@ -75,13 +66,13 @@ impl Backend for Zstd {
         }
     }
 
-    fn create_reader(first: &ZstdContext, _params: &Params) -> Result<ZstdReadContext> {
-        Ok(match first {
-            ZstdContext::Plain(_) => ZstdReadContext::Plain(zstd::DecompressContext::new()?),
+    fn create_reader(first: &ZstdContext, _params: &Params) -> Result<zstd::DecompressContext> {
+        match first {
+            ZstdContext::Plain(_) => zstd::DecompressContext::new(),
             ZstdContext::Dict(context) => {
-                ZstdReadContext::Dict(zstd::DictDecompressContext::new(context.dict().clone())?)
+                zstd::DecompressContext::with_dict(context.dict().clone())
             }
-        })
+        }
     }
 
     fn compress(context: &mut ZstdContext, src: &[u8], dst: &mut [u8]) -> Result<usize> {

@@ -133,7 +133,7 @@ pub(crate) trait Backend {
 
 /// How a backend decompresses `src` into the whole of `dst`; either way `EIO` unless the data
 /// is valid and decompresses to exactly `dst.len()` bytes. At least one of the two is set (a
-/// backend's constant; with neither, every read would fail with `EINVAL`):
+/// backend's constant; with neither, every read would fail):
 /// lzo and 842 decompress without state (readers need no context, so they never wait for one),
 /// zstd and deflate with a decompression context, lz4 and lz4hc without state unless the device
 /// has a dictionary (their context's function knows whether it has one).
@@ -146,8 +146,33 @@ pub(crate) struct Decompressor<C> {
 
 /// A decompression function without state.
 type StatelessFn = fn(&[u8], &mut [u8]) -> Result;
-/// A decompression function with a decompression context `C`.
-type ContextFn<C> = fn(&mut C, &[u8], &mut [u8]) -> Result;
+/// A decompression function with a decompression context `C`: returns the length it
+/// decompressed into the destination, or for a failure a value no slice's length equals (above
+/// `isize::MAX`: the library's error value, or [`FAILED`]), so that one comparison with the
+/// destination's length, the caller's, finds both a failure and a short result, and the
+/// function may end in a jump to the library's.
+type ContextFn<C> = fn(&mut C, &[u8], &mut [u8]) -> usize;
+
+/// What a [`ContextFn`] returns for a failure it found itself.
+const FAILED: usize = usize::MAX;
+
+/// What a [`ContextFn`] returns for `result`, a decompression into the whole of a destination
+/// of `dst_len` bytes.
+#[inline(always)]
+fn decompressed_len(result: Result, dst_len: usize) -> usize {
+    match result {
+        Ok(()) => dst_len,
+        Err(_) => FAILED,
+    }
+}
+
+/// lz4's and lz4hc's decompression with a decompression context (with the device's dictionary,
+/// or without one).
+#[cfg(any(zram_rs_backend_lz4, zram_rs_backend_lz4hc))]
+fn lz4_decompress(reader: &mut crate::kapi::lz4::Reader, src: &[u8], dst: &mut [u8]) -> usize {
+    let len = dst.len();
+    decompressed_len(reader.decompress(src, dst), len)
+}
 
 impl<C> Decompressor<C> {
     /// Whether the decompressor needs no state, with a dictionary set (`dict`) or not.
@@ -166,21 +191,26 @@ impl<C> Decompressor<C> {
         }
     }
 
-    /// Decompresses, with `context` when the decompressor takes one.
+    /// Decompresses, with `context` when the decompressor takes one; returns what a
+    /// [`ContextFn`] returns.
     #[inline(always)]
-    fn run(&self, context: &mut C, src: &[u8], dst: &mut [u8]) -> Result {
+    fn run(&self, context: &mut C, src: &[u8], dst: &mut [u8]) -> usize {
         match (self.with_context, self.stateless) {
             (Some(decompress), _) => decompress(context, src, dst),
-            (None, Some(decompress)) => decompress(src, dst),
-            (None, None) => Err(EINVAL),
+            (None, Some(decompress)) => {
+                let len = dst.len();
+                decompressed_len(decompress(src, dst), len)
+            }
+            (None, None) => FAILED,
         }
     }
 }
 
-/// Decompresses `src` into the whole of `dst` with backend `B`'s decompression context; the
-/// destination first, as the libraries' functions take it.
+/// Decompresses `src` into `dst` with backend `B`'s decompression context; returns what a
+/// [`ContextFn`] returns. The destination first, as the libraries' functions take it, so that
+/// zstd's arguments reach the library's function in the registers they came in.
 #[inline(never)]
-fn decompress_with<B: Backend>(context: &mut B::ReadContext, dst: &mut [u8], src: &[u8]) -> Result {
+fn decompress_with<B: Backend>(context: &mut B::ReadContext, dst: &mut [u8], src: &[u8]) -> usize {
     B::DECOMPRESSOR.run(context, src, dst)
 }
 
@@ -345,11 +375,11 @@ macro_rules! backends {
                 }
             }
 
-            /// Decompresses `src` into the whole of `dst`: each arm a call of its backend's
-            /// function ([`decompress_with`]) and nothing after it, so that an out-of-line
-            /// caller's dispatch ends in a jump to it.
+            /// Decompresses `src` into `dst`; returns what a [`ContextFn`] returns. Each arm a
+            /// call of its backend's function ([`decompress_with`]) and nothing after it, so
+            /// that an out-of-line caller's dispatch ends in a jump to it.
             #[inline(always)]
-            fn decompress_into(&mut self, dst: &mut [u8], src: &[u8]) -> Result {
+            fn decompressed_len(&mut self, dst: &mut [u8], src: &[u8]) -> usize {
                 match self {
                     $(#[cfg($cfg)] Self::$backend(context) => {
                         decompress_with::<$file::$backend>(context, dst, src)

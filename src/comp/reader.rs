@@ -59,11 +59,25 @@ pub(crate) struct ReaderDecompressor<'a> {
 }
 
 impl ReaderDecompressor<'_> {
-    /// Decompresses `src` into `dst`, which the result must fill exactly. Takes the borrow by
-    /// value, so the context's address is the argument itself, and the destination first, as
-    /// the libraries' functions do, so that the arguments reach them without moves.
-    #[inline(never)]
+    /// Decompresses `src` into `dst`, which the result must fill exactly: `EIO` otherwise and
+    /// when `src` is not valid data. Inline, so that the one comparison of the length
+    /// decompressed is the caller's and the out-of-line part ends in a jump to the backend's
+    /// function.
+    #[inline(always)]
     pub(crate) fn decompress_into(self, dst: &mut [u8], src: &[u8]) -> Result {
-        self.context.decompress_into(dst, src)
+        let len = dst.len();
+        if self.decompressed_len(dst, src) != len {
+            return Err(EIO);
+        }
+        Ok(())
+    }
+
+    /// Decompresses `src` into `dst`; returns the length decompressed, or for a failure a value
+    /// no slice's length equals. Takes the borrow by value, so the context's address is the
+    /// argument itself, and the destination first, as the libraries' functions do, so that the
+    /// arguments reach them without moves.
+    #[inline(never)]
+    fn decompressed_len(self, dst: &mut [u8], src: &[u8]) -> usize {
+        self.context.decompressed_len(dst, src)
     }
 }

@@ -343,13 +343,6 @@ extern "C" {
     ) -> usize;
     pub(crate) fn zstd_dctx_workspace_bound() -> usize;
     pub(crate) fn zstd_init_dctx(workspace: *mut c_void, size: usize) -> *mut c_void;
-    pub(crate) fn zstd_decompress_dctx(
-        dctx: *mut c_void,
-        dst: *mut u8,
-        dst_capacity: usize,
-        src: *const u8,
-        src_size: usize,
-    ) -> usize;
     pub(crate) fn zstd_is_error(code: usize) -> c_uint;
     // With a dictionary (C zram's `dict=`): contexts and dictionaries in memory from
     // `ZstdCustomMem`'s functions.

@@ -2,11 +2,11 @@
 //! The zstd library (`lib/zstd`, `include/linux/zstd.h`): one-shot compression with a
 //! [`CompressContext`] and decompression with a [`DecompressContext`], each context built in a
 //! workspace it owns, sized by the library's bound; and the library's default level. The
-//! library needs no call to free a context: dropping its workspace does. With a dictionary (C
-//! zram's `dict=`), a [`DigestedDict`] made once per device's algorithm refers to the
-//! dictionary's bytes, and a [`DictCompressContext`] compresses and a [`DictDecompressContext`]
-//! decompresses with it; all live in memory the library asks for through [`CUSTOM_MEM`] and are
-//! freed when dropped.
+//! library needs no call to free a context so built: dropping its workspace does. With a
+//! dictionary (C zram's `dict=`), a [`DigestedDict`] made once per device's algorithm refers to
+//! the dictionary's bytes, a [`DictCompressContext`] compresses with it and a
+//! [`DecompressContext`] made for it decompresses with it; all live in memory the library asks
+//! for through [`CUSTOM_MEM`] and are freed when dropped.
 
 use super::file::FileContents;
 use super::{ffi, mem};
@@ -95,22 +95,35 @@ impl CompressContext {
     }
 }
 
-/// A decompression context.
+/// A decompression context, with or without the digested dictionary of a [`DigestedDict`].
 ///
 /// # Invariants
 ///
-/// `dctx` was made by `zstd_init_dctx()` in `_workspace`, which is as large as
-/// `zstd_dctx_workspace_bound()` asked for and is never reallocated.
+/// `dctx` is a library context: made by `zstd_init_dctx()` in the workspace `memory` holds
+/// ([`DctxMemory::Workspace`]), as large as `zstd_dctx_workspace_bound()` asked for and never
+/// reallocated, or by `zstd_create_dctx_advanced()` ([`DctxMemory::Library`]) and freed only
+/// by `drop`. `ddict` is null, or the `ddict` of the [`DigestedDict`] `memory` holds.
 pub(crate) struct DecompressContext {
     dctx: NonNull<c_void>,
-    _workspace: VVec<u8>,
+    ddict: *const c_void,
+    memory: DctxMemory,
 }
 
-// SAFETY: as for `CompressContext`.
+/// Where a [`DecompressContext`]'s context lives.
+enum DctxMemory {
+    /// In this workspace (without a dictionary, as C zram's contexts without one).
+    Workspace { _workspace: VVec<u8> },
+    /// In memory from [`CUSTOM_MEM`], with the dictionary it decompresses with.
+    Library { _dict: Arc<DigestedDict> },
+}
+
+// SAFETY: as for `CompressContext`; the digested dictionary is only read, from any thread
+// (`DigestedDict` is `Sync`).
 unsafe impl Send for DecompressContext {}
 
 impl DecompressContext {
-    /// A decompression context. `EINVAL` when the library refuses the workspace.
+    /// A decompression context without a dictionary. `EINVAL` when the library refuses the
+    /// workspace.
     pub(crate) fn new() -> Result<Self> {
         // SAFETY: computes a size; no preconditions.
         let size = unsafe { ffi::zstd_dctx_workspace_bound() };
@@ -119,37 +132,67 @@ impl DecompressContext {
         // with it below and does not outlive it.
         let dctx = unsafe { ffi::zstd_init_dctx(workspace.as_mut_ptr().cast(), size) };
         let dctx = NonNull::new(dctx).ok_or(EINVAL)?;
-        // INVARIANT: `dctx` lives in `workspace`, sized by the library.
+        // INVARIANT: `dctx` lives in `workspace`, sized by the library; no dictionary.
         Ok(Self {
             dctx,
-            _workspace: workspace,
+            ddict: core::ptr::null(),
+            memory: DctxMemory::Workspace {
+                _workspace: workspace,
+            },
         })
     }
 
-    /// `zstd_decompress_dctx()`: decompresses the frame in `src` into the whole of `dst`. `EIO`
-    /// when `src` is not a valid frame or does not decompress to exactly `dst.len()` bytes.
-    /// Does not sleep.
+    /// A decompression context for `dict`, made with [`CUSTOM_MEM`] (C zram's with a
+    /// dictionary). `EINVAL` when the library fails.
+    pub(crate) fn with_dict(dict: Arc<DigestedDict>) -> Result<Self> {
+        // SAFETY: makes a context with the allocator above; no other precondition.
+        let dctx = unsafe { ffi::zstd_create_dctx_advanced(CUSTOM_MEM) };
+        let dctx = NonNull::new(dctx).ok_or(EINVAL)?;
+        // INVARIANT: made above; `ddict` is that of the dictionary kept in `memory`.
+        Ok(Self {
+            dctx,
+            ddict: dict.ddict.as_ptr(),
+            memory: DctxMemory::Library { _dict: dict },
+        })
+    }
+
+    /// `zstd_decompress_using_ddict()`: decompresses the frame in `src` into `dst`, with the
+    /// context's dictionary or none; returns the library's result, the length decompressed or
+    /// an error value (a small error number, negated: above `isize::MAX`, so no slice's length
+    /// equals it, and the caller's comparison with the length it expects rejects every error
+    /// without a call to `zstd_is_error()`). Allocates nothing (one-shot decompression into a
+    /// flat buffer uses the context made at creation) and does not sleep, so it may run under a
+    /// slot lock, as reads do.
+    ///
+    /// One call for both kinds of context: without a dictionary the digested dictionary is
+    /// null, which is what the library's `zstd_decompress_dctx()` passes to the same function
+    /// for a context that was never given one, so the read takes no branch on the kind.
     #[inline(always)]
-    pub(crate) fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Result {
-        // SAFETY: the context is initialised (type invariant) and used by this call only
-        // (`&mut self`); `src` is readable and `dst` writable for their lengths (the library
-        // checks its input and writes no more).
-        let ret = unsafe {
-            ffi::zstd_decompress_dctx(
+    pub(crate) fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> usize {
+        // SAFETY: the context is alive (type invariant) and used by this call only (`&mut
+        // self`); the digested dictionary is null or alive (held by `memory`) and only read;
+        // `src` is readable and `dst` writable for their lengths (the library checks its input
+        // and writes no more).
+        unsafe {
+            ffi::zstd_decompress_using_ddict(
                 self.dctx.as_ptr(),
                 dst.as_mut_ptr(),
                 dst.len(),
                 src.as_ptr(),
                 src.len(),
+                self.ddict,
             )
-        };
-        // An error is a value near `SIZE_MAX` (a small error number, negated), which no slice
-        // length equals: the comparison rejects every error without a call to
-        // `zstd_is_error()`.
-        if ret != dst.len() {
-            return Err(EIO);
         }
-        Ok(())
+    }
+}
+
+impl Drop for DecompressContext {
+    fn drop(&mut self) {
+        if let DctxMemory::Library { .. } = self.memory {
+            // SAFETY: made by `zstd_create_dctx_advanced()` and not used again (type
+            // invariant); the dictionary it refers to is dropped after it.
+            unsafe { ffi::zstd_free_dctx(self.dctx.as_ptr()) };
+        }
     }
 }
 
@@ -352,61 +395,5 @@ impl Drop for DictCompressContext {
     fn drop(&mut self) {
         // SAFETY: made by the library and not used again (type invariant).
         unsafe { ffi::zstd_free_cctx(self.cctx.as_ptr()) };
-    }
-}
-
-/// A decompression context for a [`DigestedDict`], made with [`CUSTOM_MEM`].
-///
-/// # Invariants
-///
-/// `dctx` came from `zstd_create_dctx_advanced()` and is freed only by `drop`.
-pub(crate) struct DictDecompressContext {
-    dctx: NonNull<c_void>,
-    dict: Arc<DigestedDict>,
-}
-
-// SAFETY: as for `DictCompressContext`.
-unsafe impl Send for DictDecompressContext {}
-
-impl DictDecompressContext {
-    /// A context decompressing with `dict`. `EINVAL` when the library fails.
-    pub(crate) fn new(dict: Arc<DigestedDict>) -> Result<Self> {
-        // SAFETY: makes a context with the allocator above; no other precondition.
-        let dctx = unsafe { ffi::zstd_create_dctx_advanced(CUSTOM_MEM) };
-        let dctx = NonNull::new(dctx).ok_or(EINVAL)?;
-        // INVARIANT: made above.
-        Ok(Self { dctx, dict })
-    }
-
-    /// `zstd_decompress_using_ddict()`: decompresses the frame in `src` into the whole of
-    /// `dst`. `EIO` when `src` is not a valid frame or does not decompress to exactly
-    /// `dst.len()` bytes. Allocates nothing (one-shot decompression into a flat buffer uses
-    /// the context made at creation), so it may run under a slot lock, as reads do.
-    pub(crate) fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Result {
-        // SAFETY: the context is alive (type invariant) and used by this call only (`&mut
-        // self`); the digested dictionary is alive and only read; `src` is readable and `dst`
-        // writable for their lengths (the library checks its input and writes no more).
-        let ret = unsafe {
-            ffi::zstd_decompress_using_ddict(
-                self.dctx.as_ptr(),
-                dst.as_mut_ptr(),
-                dst.len(),
-                src.as_ptr(),
-                src.len(),
-                self.dict.ddict.as_ptr(),
-            )
-        };
-        // An error is a value near `SIZE_MAX`, which no slice length equals.
-        if ret != dst.len() {
-            return Err(EIO);
-        }
-        Ok(())
-    }
-}
-
-impl Drop for DictDecompressContext {
-    fn drop(&mut self) {
-        // SAFETY: made by the library and not used again (type invariant).
-        unsafe { ffi::zstd_free_dctx(self.dctx.as_ptr()) };
     }
 }
