@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # usage: dkms/build.sh KERNEL_BUILD_DIR KERNEL_RELEASE
 # DKMS's build command for zram_rs (dkms.conf): checks that the kernel can take the module —
-# built with Rust support (CONFIG_RUST=y), of a supported series (6.12, or 7.3 and newer; DKMS
+# built with Rust support (CONFIG_RUST=y), of a supported series (6.12, or 7.2 and newer; DKMS
 # itself skips other kernels, dkms.conf) — and that the toolchain is the kernel's, and says so
 # in one line if not, then builds zram_rs.ko with the kernel's own choices: LLVM when the
 # kernel was built with clang (the versioned tools, e.g. clang-19, when installed), and the
@@ -23,8 +23,8 @@ grep -q '^CONFIG_RUST=y' "$config" ||
 series=$(echo "$release" | sed -n 's/^\([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
 [ -n "$series" ] || fail "cannot tell the kernel series from '$release'"
 set -- $series
-if ! { [ "$1" -eq 6 ] && [ "$2" -eq 12 ]; } && ! [ $(($1 * 256 + $2)) -ge $((7 * 256 + 3)) ]; then
-	fail "zram_rs supports 6.12 and 7.3 or newer, not $1.$2"
+if ! { [ "$1" -eq 6 ] && [ "$2" -eq 12 ]; } && ! [ $(($1 * 256 + $2)) -ge $((7 * 256 + 2)) ]; then
+	fail "zram_rs supports 6.12 and 7.2 or newer, not $1.$2"
 fi
 # setting NAME: NAME from the environment, else from /etc/default/zram-rs-dkms (empty if neither).
 setting() {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 //! What `idle` accepts, per kernel, with C zram's errors (`all`, or an age in seconds, which
-//! 7.3 takes as a `u32` and ignores at or beyond the uptime), and the [`Cutoff`] it becomes:
-//! which slots it marks, from their last access time. Pure logic, shared with the host crate;
-//! the device applies the result.
+//! 7.x takes as a `u32` and 7.3 ignores at or beyond the uptime), and the [`Cutoff`] it
+//! becomes: which slots it marks, from their last access time. Pure logic, shared with the
+//! host crate; the device applies the result.
 
 use crate::parse::{c_str, kstrtoull, ParseError};
 use crate::tokens::sysfs_streq;
@@ -32,13 +32,23 @@ pub fn idle_6_12(input: &[u8]) -> Result<Idle, ParseError> {
 /// else `EINVAL`; `None` for an age at or beyond `uptime` seconds, which C 7.3 accepts without
 /// doing anything (not even the initialisation check).
 pub fn idle_7_3(input: &[u8], uptime: u64) -> Result<Option<Idle>, ParseError> {
+    Ok(match idle_7_2(input)? {
+        Idle::OlderThan(age) if age >= uptime => None,
+        idle => Some(idle),
+    })
+}
+
+/// An `idle` write on 7.2 (with access times): `all` or a `kstrtouint()` number of any base,
+/// else `EINVAL`. Unlike 7.3's, an age at or beyond the uptime is an age like any other (C 7.2
+/// checks the device for it; [`Cutoff::of_7_2`] makes it [`Cutoff::Unchanged`]).
+pub fn idle_7_2(input: &[u8]) -> Result<Idle, ParseError> {
     let s = c_str(input);
     if sysfs_streq(s, b"all") {
-        return Ok(Some(Idle::All));
+        return Ok(Idle::All);
     }
     let age = kstrtoull(s, 0).map_err(|_| ParseError::Invalid)?;
     let age = u32::try_from(age).map_err(|_| ParseError::Invalid)?;
-    Ok((u64::from(age) < uptime).then_some(Idle::OlderThan(u64::from(age))))
+    Ok(Idle::OlderThan(u64::from(age)))
 }
 
 /// Nanoseconds in a second.
@@ -52,6 +62,10 @@ pub enum Cutoff {
     All,
     /// The slots last accessed before this boot time: marked idle; the others are unmarked.
     Before(i64),
+    /// No slot: an age at or beyond the uptime on 7.2, after the device's check; every mark
+    /// stays as it is, as on 7.3. (C 7.2's cutoff, `u32` seconds of uptime minus the age,
+    /// wraps or is 0 there, and it marks every slot idle; zram_rs does not follow it.)
+    Unchanged,
 }
 
 impl Cutoff {
@@ -87,6 +101,15 @@ impl Cutoff {
         }
     }
 
+    /// The cutoff on 7.2 for `idle` at `uptime` seconds: 7.3's for an age below the uptime (C
+    /// 7.2's too), else [`Cutoff::Unchanged`].
+    pub fn of_7_2(idle: Idle, uptime: u64) -> Self {
+        match idle {
+            Idle::OlderThan(age) if age >= uptime => Self::Unchanged,
+            idle => Self::of_7_3(idle, uptime),
+        }
+    }
+
     /// Whether a slot holding an object, last accessed at `access` seconds of boot time, is
     /// idle under this cutoff (C's `ktime_after(cutoff, ac_time)`, or `cutoff > ac_time` in
     /// seconds on 7.3).
@@ -94,6 +117,7 @@ impl Cutoff {
         match self {
             Self::All => true,
             Self::Before(cutoff) => cutoff > i64::from(access) * NSEC_PER_SEC as i64,
+            Self::Unchanged => false,
         }
     }
 }

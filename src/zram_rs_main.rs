@@ -51,8 +51,11 @@ use kapi::disk::{DiskDriver, GenDisk};
 use zram::Zram;
 
 /// C zram's user ABI of the kernel built against: the only place that names a kernel series.
-#[cfg(not(zram_abi_7_3))]
+#[cfg(not(any(zram_abi_7_2, zram_abi_7_3)))]
 pub(crate) type Kernel = abi::Linux<6, 12>;
+/// C zram's user ABI of the kernel built against: the only place that names a kernel series.
+#[cfg(zram_abi_7_2)]
+pub(crate) type Kernel = abi::Linux<7, 2>;
 /// C zram's user ABI of the kernel built against: the only place that names a kernel series.
 #[cfg(zram_abi_7_3)]
 pub(crate) type Kernel = abi::Linux<7, 3>;

@@ -5,11 +5,11 @@
 # writes back exactly that half. block_state's time column is checked against the uptime:
 # each page shows the time of its last access (the written half about three seconds before
 # the read half), within a second (zram_rs keeps whole seconds, as C 7.3; C 6.12 has
-# microseconds).
+# microseconds). Then an `idle` age beyond the uptime, on both drivers.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 LINES=10
-plan $((LINES + 2 + 1 + 1 + UNLOAD_CASES))
+plan $((LINES + 2 + 1 + 1 + 2 + UNLOAD_CASES))
 
 z=/sys/block/zram0
 bs=/sys/kernel/debug/zram/zram0/block_state
@@ -51,5 +51,37 @@ scenario() {
 against_c access-times $LINES
 check_eq "zram_rs: the 32 pages not read for 3 s were idle and written back" "32 32" \
 	"$(awk '/^idle pages -> / { a = $NF } /^written-back pages -> / { b = $NF } END { print a, b }' /tmp/access-times.rs)"
+
+# An age beyond the uptime (2^32 - 1 s), before and after initialisation: C 6.12 refuses it on
+# an uninitialised device and marks nothing; C 7.3 takes it without looking at the device and
+# marks nothing. C 7.2 refuses it on an uninitialised device, and its cutoff wraps: it marks
+# every page idle; zram_rs answers as C 7.2 but marks nothing, on purpose
+# (Documentation/zram_rs.rst, "C zram 7.2").
+beyond() {
+	local age=4294967295
+	modprobe "$1" num_devices=1 || return
+	echo "uninitialised: $(write_attr $z/idle $age)"
+	echo $((pages * PAGE)) >$z/disksize
+	dd if=/tmp/at.data of=/dev/zram0 bs="$PAGE" oflag=direct 2>/dev/null
+	echo "initialised: $(write_attr $z/idle $age), $(awk '$3 ~ /i/' $bs | wc -l) idle"
+	echo 1 >$z/reset
+}
+rmmod zram_rs
+beyond zram >/tmp/at-beyond.c 2>&1
+rmmod zram
+beyond zram_rs >/tmp/at-beyond.rs 2>&1
+if [ "$ABI_7_3" = 0 ] || [ "$ABI_7_2" = 1 ]; then
+	expected="uninitialised: Invalid argument|initialised: OK, 0 idle"
+else
+	expected="uninitialised: OK|initialised: OK, 0 idle"
+fi
+check_eq "zram_rs: an age beyond the uptime marks nothing" "$expected" "$(paste -sd'|' /tmp/at-beyond.rs)"
+if [ "$ABI_7_2" = 1 ]; then
+	expected="uninitialised: Invalid argument|initialised: OK, $pages idle"
+	check_eq "C 7.2: an age beyond the uptime marks every page (zram_rs: none)" "$expected" \
+		"$(paste -sd'|' /tmp/at-beyond.c)"
+else
+	check_eq "as C: an age beyond the uptime" "$(paste -sd'|' /tmp/at-beyond.c)" "$(paste -sd'|' /tmp/at-beyond.rs)"
+fi
 zram_unload
 finish

@@ -2,8 +2,8 @@
 # C zram as the oracle: the same corpus (tests/oracle/corpus.sh: every attribute's reads and a
 # corpus of bad and good writes in four device states, the control class) runs against C
 # zram.ko and then zram_rs.ko in this boot; the transcripts must match line for line, except
-# the documented deliberate differences (tests/oracle/differences-6.12 or -7.3, for the kernel
-# running), where zram_rs's own result
+# the documented deliberate differences (tests/oracle/differences-6.12, -7.2 or -7.3, for the
+# kernel running), where zram_rs's own result
 # is checked instead. Both transcripts must show every device state reached, and every line of
 # them must have been compared.
 . "$(dirname "$0")/lib.sh"
@@ -32,6 +32,7 @@ check_eq "zram_rs's corpus reached every state ($states state lines)" "$states y
 # One case per group of lines (the words before the value), comparing every line in it.
 differences=$oracle/differences-6.12
 [ $ABI_7_3 = 0 ] || differences=$oracle/differences-7.3
+[ $ABI_7_2 = 0 ] || differences=$oracle/differences-7.2
 paste -d '\n' /tmp/oracle.c /tmp/oracle.rs | awk -v differences="$differences" '
 	BEGIN {
 		FS = "\t"

@@ -2,7 +2,7 @@
 //! its source.
 
 use proptest::prelude::*;
-use zram_rs_logic::idle::{idle_6_12, idle_7_3, Cutoff, Idle};
+use zram_rs_logic::idle::{idle_6_12, idle_7_2, idle_7_3, Cutoff, Idle};
 use zram_rs_logic::parse::ParseError;
 
 #[test]
@@ -29,6 +29,31 @@ fn idle_on_each_kernel() {
     assert_eq!(idle_7_3(b"4294967295", 1000), Ok(None));
     assert_eq!(idle_7_3(b"4294967296", 1000), Err(ParseError::Invalid));
     assert_eq!(idle_7_3(b"x", 1000), Err(ParseError::Invalid));
+
+    // 7.2: the same input, and an age at or beyond the uptime is one like any other.
+    assert_eq!(idle_7_2(b"all\n"), Ok(Idle::All));
+    assert_eq!(idle_7_2(b"0x3c"), Ok(Idle::OlderThan(60)));
+    assert_eq!(idle_7_2(b"4294967295"), Ok(Idle::OlderThan(4294967295)));
+    assert_eq!(idle_7_2(b"4294967296"), Err(ParseError::Invalid));
+    assert_eq!(idle_7_2(b"-1"), Err(ParseError::Invalid));
+}
+
+#[test]
+fn idle_on_7_2_marks_nothing_beyond_the_uptime() {
+    // Below the uptime: 7.3's cutoff.
+    assert_eq!(
+        Cutoff::of_7_2(Idle::OlderThan(10), 100),
+        Cutoff::of_7_3(Idle::OlderThan(10), 100)
+    );
+    assert_eq!(Cutoff::of_7_2(Idle::All, 100), Cutoff::All);
+    // At or beyond it (where C 7.2's `u32` cutoff is 0 or wraps, marking every slot): no
+    // slot is idle, and the device leaves every mark as it is.
+    for age in [100, 101, u64::from(u32::MAX)] {
+        let cutoff = Cutoff::of_7_2(Idle::OlderThan(age), 100);
+        assert_eq!(cutoff, Cutoff::Unchanged);
+        assert!(!cutoff.is_idle(0));
+        assert!(!cutoff.is_idle(99));
+    }
 }
 
 const SEC: u64 = 1_000_000_000;
@@ -92,5 +117,6 @@ proptest! {
     fn any_input_is_answered(input in prop::collection::vec(any::<u8>(), 0..40), uptime: u64) {
         let _ = idle_6_12(&input);
         let _ = idle_7_3(&input, uptime);
+        let _ = idle_7_2(&input);
     }
 }

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-//! C zram's user-visible ABI, one type per kernel series: everything in which C zram of 6.12
-//! and of 7.3 differ as seen from user space — which attributes exist, how their input is
+//! C zram's user-visible ABI, one type per kernel series: everything in which C zram of 6.12,
+//! 7.2 and 7.3 differ as seen from user space — which attributes exist, how their input is
 //! parsed, which errno answers what, the `idle` cutoff rule, how writeback and recompression
 //! select, order and charge their slots, which marks a written-back slot keeps, and the slot
-//! flag positions of C's `zram_drv.h`. Both implementations are compiled and type-checked in
+//! flag positions of C's `zram_drv.h`. Every implementation is compiled and type-checked in
 //! every build; the crate root picks the one of the kernel built against ([`crate::Kernel`]),
 //! and the driver asks it and names no kernel version itself.
 //!
@@ -19,14 +19,17 @@ use crate::recompress_args::Recompress;
 use kernel::prelude::*;
 
 mod v6_12;
+mod v7_2;
 mod v7_3;
 
 /// Linux `MAJOR.MINOR`: the type whose [`Abi`] implementation is C zram's ABI of that kernel
-/// series (`v6_12.rs`, `v7_3.rs`). Only its implementations are used: it is never made.
+/// series (`v6_12.rs`, `v7_2.rs`, `v7_3.rs`). Only its implementations are used: it is never
+/// made.
 pub(crate) struct Linux<const MAJOR: u32, const MINOR: u32>;
 
 const _: () = assert!(
     Linux::<6, 12>::BACKEND_KEYS.len() <= MAX_BACKEND_KEYS
+        && Linux::<7, 2>::BACKEND_KEYS.len() <= MAX_BACKEND_KEYS
         && Linux::<7, 3>::BACKEND_KEYS.len() <= MAX_BACKEND_KEYS
 );
 

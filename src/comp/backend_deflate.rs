@@ -23,11 +23,17 @@ fn decompress(inflate: &mut zlib::Inflate, src: &[u8], dst: &mut [u8]) -> usize 
     super::decompressed_len(inflate.decompress(src, dst), len)
 }
 
-/// The window `params` ask for, or deflate's own.
-fn window_bits(params: &Params) -> i32 {
+/// The window `params` ask for, or deflate's own; `EINVAL`, logged, for one zlib does not take.
+/// Checked on every kernel (C zram checks it where it has the key, 7.2 on, when the device is
+/// initialised, as it does the other parameters only from 7.3).
+fn window_bits(params: &Params) -> Result<i32> {
     match params.backend_param(WINBITS) {
-        NO_LEVEL => WINDOW_BITS,
-        bits => bits,
+        NO_LEVEL => Ok(WINDOW_BITS),
+        bits if (-15..=-9).contains(&bits) || (9..=15).contains(&bits) => Ok(bits),
+        bits => {
+            pr_err!("{}: invalid winbits {}\n", Deflate::NAME, bits);
+            Err(EINVAL)
+        }
     }
 }
 
@@ -51,21 +57,15 @@ impl Backend for Deflate {
             Self::NAME,
             params,
             zlib::DEFAULT_COMPRESSION..=zlib::BEST_COMPRESSION,
-        )?;
-        let bits = params.backend_param(WINBITS);
-        if bits != NO_LEVEL && !(-15..=-9).contains(&bits) && !(9..=15).contains(&bits) {
-            pr_err!("{}: invalid winbits {}\n", Self::NAME, bits);
-            return Err(EINVAL);
-        }
-        Ok(())
+        )
     }
 
     fn create(params: Params) -> Result<zlib::Deflate> {
-        zlib::Deflate::new(params.level, window_bits(&params))
+        zlib::Deflate::new(params.level, window_bits(&params)?)
     }
 
     fn create_reader(_first: &zlib::Deflate, params: &Params) -> Result<zlib::Inflate> {
-        zlib::Inflate::new(window_bits(params))
+        zlib::Inflate::new(window_bits(params)?)
     }
 
     fn compress(deflate: &mut zlib::Deflate, src: &[u8], dst: &mut [u8]) -> Result<usize> {

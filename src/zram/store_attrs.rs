@@ -29,14 +29,17 @@ impl Zram {
     }
 
     /// `idle`: marks every slot holding an object that `cutoff` finds idle, and unmarks the
-    /// others (a slot being recompressed after its recompression); `EINVAL` when not
-    /// initialised. Under `init_lock`, as C: a `reset` waits for it.
-    /// On 7.3 a post-processing in progress is waited for first, and none starts during the
-    /// walk (C 7.3 runs them under its device lock, which `idle` takes too).
+    /// others (a slot being recompressed after its recompression), or changes no mark for
+    /// [`Cutoff::Unchanged`]; `EINVAL` when not initialised. Under `init_lock`, as C: a
+    /// `reset` waits for it. On 7.x a post-processing in progress is waited for first, and none
+    /// starts during the walk (C 7.x runs them under its device lock, which `idle` takes too).
     pub(crate) fn mark_idle(&self, cutoff: Cutoff) -> Result {
         let _config = self.init_lock.read();
         let _turn = self.post_processing.wait();
         let storage = self.storage().ok_or(EINVAL)?;
+        if cutoff == Cutoff::Unchanged {
+            return Ok(());
+        }
         for index in 0..storage.pages.pages() {
             // A slot being recompressed is judged once its recompression is over, as in C,
             // whose recompression holds the slot's lock throughout (on 7.3 the whole

@@ -6,12 +6,17 @@
 # the writes start from is checked on entry and reported in "state: ... -> yes" lines (NO when
 # it was not reached), and the last section checks that reset zeroes the disk's I/O statistics.
 #
-# Cases listed in tests/oracle/differences-SERIES (6.12 or 7.3, the kernel running) are not run
-# against C zram: they make C zram log a kernel warning or are not built yet (see that file).
+# Cases listed in tests/oracle/differences-SERIES (6.12, 7.2 or 7.3, the kernel running; 7.3's
+# for later kernels) are not run against C zram: they make C zram log a kernel warning or are
+# not built yet (see that file).
 set -u
 module=${ZRAM_MODULE:?zram or zram_rs}
 here=$(cd "$(dirname "$0")" && pwd)
-if [ "$(uname -r | cut -d. -f1)" -ge 7 ]; then differences=$here/differences-7.3; else differences=$here/differences-6.12; fi
+case $(uname -r | cut -d. -f1,2) in
+6.*) differences=$here/differences-6.12 ;;
+7.2) differences=$here/differences-7.2 ;;
+*) differences=$here/differences-7.3 ;;
+esac
 z=/sys/block/zram0
 dev=/dev/zram0
 
