@@ -19,8 +19,7 @@ pub(crate) struct Deflate;
 
 /// Decompresses with the decompression context's inflate stream.
 fn decompress(inflate: &mut zlib::Inflate, src: &[u8], dst: &mut [u8]) -> usize {
-    let len = dst.len();
-    super::decompressed_len(inflate.decompress(src, dst), len)
+    super::decompressed_len(dst, |dst| inflate.decompress(src, dst))
 }
 
 /// The window `params` ask for, or deflate's own; `EINVAL`, logged, for one zlib does not take.

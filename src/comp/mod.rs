@@ -156,12 +156,13 @@ type ContextFn<C> = fn(&mut C, &[u8], &mut [u8]) -> usize;
 /// What a [`ContextFn`] returns for a failure it found itself.
 const FAILED: usize = usize::MAX;
 
-/// What a [`ContextFn`] returns for `result`, a decompression into the whole of a destination
-/// of `dst_len` bytes.
+/// What a [`ContextFn`] returns for `decompress`, which decompresses into the whole of `dst`
+/// or fails.
 #[inline(always)]
-fn decompressed_len(result: Result, dst_len: usize) -> usize {
-    match result {
-        Ok(()) => dst_len,
+fn decompressed_len(dst: &mut [u8], decompress: impl FnOnce(&mut [u8]) -> Result) -> usize {
+    let len = dst.len();
+    match decompress(dst) {
+        Ok(()) => len,
         Err(_) => FAILED,
     }
 }
@@ -170,8 +171,7 @@ fn decompressed_len(result: Result, dst_len: usize) -> usize {
 /// or without one).
 #[cfg(any(zram_rs_backend_lz4, zram_rs_backend_lz4hc))]
 fn lz4_decompress(reader: &mut crate::kapi::lz4::Reader, src: &[u8], dst: &mut [u8]) -> usize {
-    let len = dst.len();
-    decompressed_len(reader.decompress(src, dst), len)
+    decompressed_len(dst, |dst| reader.decompress(src, dst))
 }
 
 impl<C> Decompressor<C> {
@@ -197,10 +197,7 @@ impl<C> Decompressor<C> {
     fn run(&self, context: &mut C, src: &[u8], dst: &mut [u8]) -> usize {
         match (self.with_context, self.stateless) {
             (Some(decompress), _) => decompress(context, src, dst),
-            (None, Some(decompress)) => {
-                let len = dst.len();
-                decompressed_len(decompress(src, dst), len)
-            }
+            (None, Some(decompress)) => decompressed_len(dst, |dst| decompress(src, dst)),
             (None, None) => FAILED,
         }
     }
