@@ -68,6 +68,13 @@ if [ "${BENCH_PROFILE:-0}" != insn ] && [ -z "${BENCH_LOG:-}" ] && echo corpus |
 	export GUEST_CORPUS=$ZRAM_RS_CACHE/vm/$(kernel_name)/corpus
 fi
 
+# The units cell's data: the corpus's kinds sampled in runs of 64 KiB (scripts/corpus.py's RUN),
+# so that a unit's pages are neighbours as in memory; counted too (instructions per page are
+# half of what the cell measures).
+if [ -z "${BENCH_LOG:-}" ] && echo units | grep -Eq "${BENCH_ONLY:-.}"; then
+	export GUEST_CORPUS_UNITS=$ZRAM_RS_CACHE/vm/$(kernel_name)/corpus-units
+fi
+
 # The report runs on Debian's Python, with Debian's plotting library (not pip's: a plain Debian 12
 # refuses pip installs into its Python, an externally managed environment).
 python=/usr/bin/python3
@@ -86,6 +93,7 @@ else
 	echo "${ACCEL:-tcg} $BENCH_CLOCK" >"$out/clock.txt"
 	# The corpus's sizes and digests, and its dictionary, beside the results.
 	[ -z "${GUEST_CORPUS:-}" ] || cp "$GUEST_CORPUS/manifest.txt" "$GUEST_CORPUS/dict" "$out/"
+	[ -z "${GUEST_CORPUS_UNITS:-}" ] || cp "$GUEST_CORPUS_UNITS/manifest.txt" "$out/manifest-units.txt"
 fi
 
 if [ -e "$out/insn-counts.txt" ]; then

@@ -42,6 +42,9 @@ profiles = defaultdict(lambda: defaultdict(list))  # cell -> driver -> [(percent
 corpus = defaultdict(lambda: defaultdict(dict))
 corpus_memory = defaultdict(dict)  # (algorithm, variant) -> driver -> mem_used_total
 corpus_refused = []
+# (algorithm, driver, unit) -> kind -> (pages, compr_data_size, verdict); -> mem_used_total
+units = defaultdict(dict)
+units_memory = {}
 # cell -> driver -> rep -> (reads, p50, p99, p99.9, p99.99 in ns, writers' KiB/s)
 latency = defaultdict(lambda: defaultdict(dict))
 # cell -> zram_rs's reads that waited for a decompression context (read_stat), per rep
@@ -96,6 +99,12 @@ for line in log:
     elif line.startswith("CORPUS_MEMORY "):
         _, driver, algorithm, variant, used = line.split()
         corpus_memory[(algorithm, variant)][driver] = int(used)
+    elif line.startswith("UNITS "):
+        _, driver, algorithm, unit, kind, pages, compr, verdict = line.split()
+        units[(algorithm, driver, int(unit))][kind] = (int(pages), int(compr), verdict)
+    elif line.startswith("UNITS_MEMORY "):
+        _, driver, algorithm, unit, used = line.split()
+        units_memory[(algorithm, driver, int(unit))] = int(used)
     elif line.startswith("CORPUS_REFUSED "):
         corpus_refused.append(line.split()[1:])
     elif line.startswith("TABLE "):
@@ -220,6 +229,26 @@ if corpus_rows:
         [f"{k}_pages" for k in KINDS]
     write_csv("corpus.csv", corpus_rows, fields)
 
+# The units cell: compr_data_size per kind and over the three, and mem_used_total, for each
+# algorithm, driver and unit, each beside C zram's (one-page units) of the same algorithm.
+units_rows = []
+for (algorithm, driver, unit), kinds in sorted(units.items()):
+    c = next((v for (a, d, _), v in units.items() if a == algorithm and d == "zram"), {})
+    row = {"algorithm": algorithm, "driver": driver, "unit": unit}
+    for kind in KINDS + ["all"]:
+        mine = sum(kinds[k][1] for k in KINDS if k in kinds) if kind == "all" else kinds.get(kind, (0, 0))[1]
+        theirs = sum(c[k][1] for k in KINDS if k in c) if kind == "all" else c.get(kind, (0, 0))[1]
+        row[f"{kind}_compr"] = mine
+        row[f"{kind}_vs_c"] = mine / theirs - 1 if theirs else None
+    used = units_memory.get((algorithm, driver, unit))
+    c_used = next((v for (a, d, _), v in units_memory.items() if a == algorithm and d == "zram"), None)
+    row["memory"] = used
+    row["memory_vs_c"] = used / c_used - 1 if used and c_used else None
+    row["intact"] = len(kinds) == len(KINDS) and all(kinds[k][2] == "intact" for k in kinds)
+    units_rows.append(row)
+if units_rows:
+    write_csv("units.csv", units_rows)
+
 
 def paired_medians(per_cell, names):
     """Rows of cells both drivers ran: per driver the median over their common repetitions of
@@ -261,7 +290,7 @@ if (out / "callgrind.txt").exists():
     counts = {case: (int(total) - base) / 1000 for case, total in raw.items() if case != "none"}
 json.dump({"header": header, "timing": timing, "rows": rows, "stosq_gb_s": stosq, "instructions_per_page": counts,
            "corpus": corpus_rows, "corpus_refused": corpus_refused, "latency": latency_rows,
-           "stats": stats_rows},
+           "stats": stats_rows, "units": units_rows},
           open(out / "results.json", "w"), indent=2)
 
 print(f"{header} ({timing})")
@@ -338,6 +367,17 @@ if corpus_rows:
     for refused in corpus_refused:
         print(f"  refused by {refused[0]}: {refused[1]} {refused[2]}")
     print("(published: the 6.12 dictionary patches' cover letter, one 1.75 GB data set of its own)")
+
+if units_rows:
+    print("compression units on the corpus in runs of 64 KiB (compr_data_size from mm_stat, bytes, and\n"
+          " against C zram's one-page units of the same algorithm; memory: mem_used_total)")
+    print(f"{'algorithm':<10} {'driver':<8} {'unit':>6} " +
+          " ".join(f"{k:>18}" for k in KINDS + ["all"]) + f" {'memory':>18} {'intact':>7}")
+    pct = lambda v: f"{100 * v:+.1f}%" if v is not None else "-"
+    for row in units_rows:
+        print(f"{row['algorithm']:<10} {row['driver']:<8} {row['unit']:>6} " +
+              " ".join(f"{row[k + '_compr']:>10} {pct(row[k + '_vs_c']):>7}" for k in KINDS + ["all"]) +
+              f" {row['memory'] or 0:>10} {pct(row['memory_vs_c']):>7} {'yes' if row['intact'] else 'NO':>7}")
 
 if profiles:
     with open(out / "profiles.txt", "w") as f:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""usage: corpus.py STAGE ROOT PAGE OUT
+"""usage: corpus.py STAGE ROOT PAGE OUT [RUN]
 
 Builds the bench's compression-ratio corpus (the `corpus` cell of scripts/guest/bench.sh) into
 OUT, from data nobody chose for how it compresses:
@@ -19,7 +19,9 @@ OUT, from data nobody chose for how it compresses:
   manifest.txt  sizes and SHA-256 of each file
 
 zram compresses each page on its own, so a kind larger than MAX_PAGES pages is represented by
-every k-th page of it (k the smallest that fits): an even sample of the whole. PAGE is the
+every k-th page of it (k the smallest that fits): an even sample of the whole. With RUN (bytes,
+a multiple of PAGE) the sample is every k-th run of RUN bytes instead, so that the pages of one
+compression unit of up to RUN bytes are neighbours in the data, as in memory. PAGE is the
 guest's page size. ROOT is the root the guest's user space comes from (/ on x86_64).
 """
 
@@ -54,17 +56,19 @@ def concat(paths):
     return bytes(out)
 
 
-def sample(data, page, max_bytes=MAX_PAGES_BYTES):
-    """Every k-th page of DATA (the last one zero-padded), at most max_bytes in all; and where
-    it came from, for the manifest."""
-    pages = (len(data) + page - 1) // page
-    limit = max_bytes // page
-    step = max(1, (pages + limit - 1) // limit)
+def sample(data, page, run, max_bytes=MAX_PAGES_BYTES):
+    """Every k-th run of RUN bytes of DATA (the last one zero-padded), at most max_bytes in all;
+    and where it came from, for the manifest."""
+    runs = (len(data) + run - 1) // run
+    limit = max_bytes // run
+    step = max(1, (runs + limit - 1) // limit)
     out = bytearray()
-    for i in range(0, pages, step):
-        chunk = data[i * page:(i + 1) * page]
-        out += chunk + bytes(page - len(chunk))
-    return bytes(out), ("every page" if step == 1 else f"1 page in {step}") + f" of {len(data)} bytes"
+    for i in range(0, runs, step):
+        chunk = data[i * run:(i + 1) * run]
+        out += chunk + bytes(run - len(chunk))
+    unit = "page" if run == page else f"run of {run} bytes"
+    what = "every page" if step == 1 else f"1 {unit} in {step}"
+    return bytes(out), what + f" of {len(data)} bytes"
 
 
 def files_under(top, predicate=lambda p: True):
@@ -186,6 +190,9 @@ def anonymous_memory(workload):
 
 def main():
     stage, root, page, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), Path(sys.argv[4])
+    run = int(sys.argv[5]) if len(sys.argv) > 5 else page
+    if run < page or run % page:
+        raise SystemExit("corpus: RUN must be a multiple of PAGE")
     out.mkdir(parents=True, exist_ok=True)
     train = out / "train"
     train.mkdir(exist_ok=True)
@@ -202,7 +209,7 @@ def main():
     }
     origins = {"dict": f"zstd --train of the train/ files in samples of {page} bytes"}
     for name, (data, what) in sources.items():
-        image, how = sample(data, page)
+        image, how = sample(data, page, run)
         (out / name).write_bytes(image)
         origins[name] = f"{how}: {what}"
     subprocess.run(["zstd", "-q", "-f", "--train", f"-B{page}", f"--maxdict={DICT_BYTES}",

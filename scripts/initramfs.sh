@@ -5,7 +5,8 @@
 # (depmod'ed, so `modprobe zram_rs` works), the package's modprobe configuration, on x86_64 the
 # zram clients (zram-generator, zramswap; scripts/clients.sh), the kselftest KTAP helpers and
 # zram selftests from the kernel source, the demo, and the given test scripts (with
-# tests/lib.sh); for the bench, the compression corpus (GUEST_CORPUS).
+# tests/lib.sh); for the bench, the compression corpus (GUEST_CORPUS) and its runs of 64 KiB
+# (GUEST_CORPUS_UNITS).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/env.sh"
@@ -163,14 +164,23 @@ done
 # GUEST_CORPUS (make bench's corpus cell): the compression corpus, built here because its first
 # part is the guest's own programs and libraries, the files just packed (scripts/corpus.py);
 # kept in GUEST_CORPUS and carried in /corpus.
+page=4096
+grep -q '^CONFIG_ARM64_16K_PAGES=y' "$kdir/.config" && page=16384
+grep -q '^CONFIG_ARM64_64K_PAGES=y' "$kdir/.config" && page=65536
 if [ -n "${GUEST_CORPUS:-}" ]; then
-	page=4096
-	grep -q '^CONFIG_ARM64_16K_PAGES=y' "$kdir/.config" && page=16384
-	grep -q '^CONFIG_ARM64_64K_PAGES=y' "$kdir/.config" && page=65536
 	command -v zstd >/dev/null || apt-get install -y -q zstd >&2
 	rm -rf "$GUEST_CORPUS"
 	/usr/bin/python3 "$here/corpus.py" "$stage" "$root" "$page" "$GUEST_CORPUS"
 	cp -r "$GUEST_CORPUS" "$stage/corpus"
+fi
+# GUEST_CORPUS_UNITS (make bench's units cell): the same kinds sampled in runs of 64 KiB, carried
+# in /corpus-units (its dictionary is left out: the cell takes none).
+if [ -n "${GUEST_CORPUS_UNITS:-}" ]; then
+	command -v zstd >/dev/null || apt-get install -y -q zstd >&2
+	rm -rf "$GUEST_CORPUS_UNITS"
+	/usr/bin/python3 "$here/corpus.py" "$stage" "$root" "$page" "$GUEST_CORPUS_UNITS" 65536
+	mkdir -p "$stage/corpus-units"
+	cp "$GUEST_CORPUS_UNITS"/*.img "$GUEST_CORPUS_UNITS/manifest.txt" "$stage/corpus-units/"
 fi
 
 (cd "$stage" && find . -print0 | cpio --null -o -H newc --owner=0:0 --quiet) | gzip -1 >"$out"

@@ -98,6 +98,14 @@ def ratio(c, rs):
 by_cell = defaultdict(dict)
 for phase, (cell, driver, _, _) in runs.items():
     by_cell[cell][driver] = phase
+# The units cell (units/<algorithm>/<kind>/<step>/u<bytes>): C zram has only one-page units, so
+# each zram_rs unit size is set against C's run of the same step.
+for cell, drivers in by_cell.items():
+    if cell.startswith("units/") and "zram" not in drivers:
+        prefix = cell.rsplit("/", 1)[0] + "/"
+        for other, other_drivers in by_cell.items():
+            if other.startswith(prefix) and "zram" in other_drivers:
+                drivers["zram"] = other_drivers["zram"]
 
 lines = []
 header = (f"{'cell':34} {'driver code C':>13} {'zram_rs':>9} {'C/rs':>6}   "

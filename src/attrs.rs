@@ -8,6 +8,7 @@ use crate::kapi::disk_attr::DeviceAttribute;
 use crate::kapi::sysfs::{AttrPtr, AttributeGroup, AttributeGroups, AttributeList, SysfsBuf};
 use crate::parse;
 use crate::tokens;
+use crate::unit::UnitSize;
 use crate::zram::Zram;
 use crate::Kernel;
 use core::fmt::Write;
@@ -126,6 +127,29 @@ fn same_detection_store(zram: &Zram, _disk: DiskRef<'_, Zram>, input: &[u8]) -> 
         _ => return Err(EINVAL),
     }
     Ok(())
+}
+
+/// zram_rs extension: `"%8llu %8llu %8llu %8llu %8llu\n"`, compression units' objects stored,
+/// pages stored in them, units decompressed for reads, reads of units' pages, whole units
+/// stored page by page.
+fn unit_stat_show(zram: &Zram, _disk: DiskRef<'_, Zram>, out: &mut SysfsBuf<'_>) -> Result {
+    let [objects, pages, decompressions, reads, by_pages] = zram.unit_stat();
+    write_result(writeln!(
+        out,
+        "{objects:>8} {pages:>8} {decompressions:>8} {reads:>8} {by_pages:>8}"
+    ))
+}
+
+/// zram_rs extension: the compression unit in bytes, `"%llu\n"` (the page size by default);
+/// 4096, 16384 or 65536 from the page size up, before `disksize` (`EBUSY` after), anything
+/// else `EINVAL`.
+fn compress_unit_show(zram: &Zram, _disk: DiskRef<'_, Zram>, out: &mut SysfsBuf<'_>) -> Result {
+    let bytes = zram.unit_size().bytes(kernel::page::PAGE_SHIFT as u32);
+    write_result(writeln!(out, "{bytes}"))
+}
+
+fn compress_unit_store(zram: &Zram, _disk: DiskRef<'_, Zram>, input: &[u8]) -> Result {
+    zram.set_unit_size(UnitSize::parse(input, kernel::page::PAGE_SHIFT as u32)?)
 }
 
 /// `all` marks every stored page idle; an age in seconds marks the pages not accessed for at
@@ -324,6 +348,14 @@ static SAME_DETECTION: DeviceAttribute<Zram> = DeviceAttribute::new(
     Some(same_detection_show),
     Some(same_detection_store),
 );
+static UNIT_STAT: DeviceAttribute<Zram> =
+    DeviceAttribute::new(c"unit_stat", 0o444, Some(unit_stat_show), None);
+static COMPRESS_UNIT: DeviceAttribute<Zram> = DeviceAttribute::new(
+    c"compress_unit",
+    0o644,
+    Some(compress_unit_show),
+    Some(compress_unit_store),
+);
 
 /// `max_comp_streams` where the kernel's ABI has it.
 const MAX_COMP_STREAMS_ENTRY: Option<AttrPtr<Zram>> =
@@ -350,7 +382,7 @@ const fn where_c_has(part: bool, attr: AttrPtr<Zram>) -> Option<AttrPtr<Zram>> {
 
 /// C zram's attributes, zram_rs's extensions, then the ones that only 6.12 or 7.3 has. (The order
 /// only decides the order of creation: sysfs lists a directory sorted by its own hash.)
-static LIST: AttributeList<Zram, 25> = AttributeList::new([
+static LIST: AttributeList<Zram, 27> = AttributeList::new([
     Some(AttrPtr::of(&DISKSIZE)),
     Some(AttrPtr::of(&INITSTATE)),
     Some(AttrPtr::of(&RESET)),
@@ -374,6 +406,8 @@ static LIST: AttributeList<Zram, 25> = AttributeList::new([
     Some(AttrPtr::of(&SAME_STAT)),
     Some(AttrPtr::of(&READ_STAT)),
     Some(AttrPtr::of(&SAME_DETECTION)),
+    Some(AttrPtr::of(&COMPRESS_UNIT)),
+    Some(AttrPtr::of(&UNIT_STAT)),
     MAX_COMP_STREAMS_ENTRY,
     COMPRESSED_WRITEBACK_ENTRY,
 ]);

@@ -9,10 +9,11 @@
 //!
 //! The value word is a union decided by the flags: 0 for an empty slot, the fill word of a
 //! same-filled page (`SAME`), the block of the backing device holding a written-back page
-//! (`WB`), or a zsmalloc handle (object size non-zero), whose two priority bits name the
-//! algorithm that compressed it (0 the primary, 1 to 3 the recompression algorithms). Pure
-//! logic on plain integers, shared with the host crate; `table.rs` adds the atomics and the
-//! lock (its [`LOCK`] and [`WAITERS`] bits).
+//! (`WB`), a zsmalloc handle (object size non-zero), whose two priority bits name the
+//! algorithm that compressed it (0 the primary, 1 to 3 the recompression algorithms), or, with
+//! zram_rs's own [`UNIT`] bit, the address of the record of a compression unit's object that
+//! the page is part of (`unit.rs`). Pure logic on plain integers, shared with the host crate;
+//! `table.rs` adds the atomics and the lock (its [`LOCK`] and [`WAITERS`] bits).
 
 /// The slot's lock bit; never part of the content. Above every flag for pages up to 1 MiB.
 pub const LOCK: u32 = 1 << 30;
@@ -25,6 +26,9 @@ pub const RECOMPRESSING: u32 = 1 << 29;
 /// zram_rs's mark that nothing accessed a slot since a recompression marked it; not part of
 /// the content. An access or any new content clears it, `idle` does not look at it.
 pub const UNTOUCHED: u32 = 1 << 28;
+/// zram_rs's content of a page stored in a compression unit's object: the value word is the
+/// address of the unit's record ([`SlotContent::InUnit`]).
+pub const UNIT: u32 = 1 << 27;
 
 /// What one slot holds, decoded from its two words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,6 +40,8 @@ pub enum SlotContent {
     /// A page written to the backing device, in this block (blocks of the page size: block `n`
     /// starts at byte `n * PAGE_SIZE`).
     WrittenBack(usize),
+    /// A page of a compression unit's object, whose record is at this address (`table.rs`).
+    InUnit(usize),
     /// An object in the zsmalloc pool.
     Stored {
         /// The zsmalloc handle.
@@ -91,7 +97,8 @@ impl Priority {
     }
 }
 
-/// Invalid slot words: a stored object with a size of 0 or above a page, or a zero handle.
+/// Invalid slot words: a stored object with a size of 0 or above a page, or a zero handle or
+/// record address.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct InvalidContent;
 
@@ -129,9 +136,9 @@ impl<const PAGE_SHIFT: u32, const HUGE_FLAG: u32> Layout<PAGE_SHIFT, HUGE_FLAG> 
 
     /// Evaluated where the layout is used: every flag (C's last ones are the two
     /// `ZRAM_COMP_PRIORITY` bits, `ZRAM_HUGE + 3` and `+ 4`) lies below zram_rs's own
-    /// [`UNTOUCHED`], [`RECOMPRESSING`], [`LOCK`] and [`WAITERS`] bits.
+    /// [`UNIT`], [`UNTOUCHED`], [`RECOMPRESSING`], [`LOCK`] and [`WAITERS`] bits.
     pub const VALID: () =
-        assert!(Self::FLAG_SHIFT + HUGE_FLAG + 4 < 28 && PAGE_SHIFT >= 9 && HUGE_FLAG >= 3);
+        assert!(Self::FLAG_SHIFT + HUGE_FLAG + 4 < 27 && PAGE_SHIFT >= 9 && HUGE_FLAG >= 3);
 
     /// The (value, flags) words for `content`; the lock bit is never set.
     pub fn encode(content: SlotContent) -> Result<(usize, u32), InvalidContent> {
@@ -139,6 +146,8 @@ impl<const PAGE_SHIFT: u32, const HUGE_FLAG: u32> Layout<PAGE_SHIFT, HUGE_FLAG> 
             SlotContent::Empty => Ok((0, 0)),
             SlotContent::Same(word) => Ok((word, Self::SAME)),
             SlotContent::WrittenBack(block) => Ok((block, Self::WB)),
+            SlotContent::InUnit(0) => Err(InvalidContent),
+            SlotContent::InUnit(record) => Ok((record, UNIT)),
             SlotContent::Stored {
                 handle,
                 size,
@@ -175,6 +184,8 @@ impl<const PAGE_SHIFT: u32, const HUGE_FLAG: u32> Layout<PAGE_SHIFT, HUGE_FLAG> 
     #[inline(always)]
     pub fn decode(value: usize, flags: u32) -> SlotContent {
         let size = (flags & Self::SIZE_MASK) as usize;
+        // A unit's page has none of C's content bits (its size field is 0): tested last, so
+        // that the other contents cost what they did before units.
         if flags & Self::SAME != 0 {
             SlotContent::Same(value)
         } else if flags & Self::WB != 0 {
@@ -186,6 +197,8 @@ impl<const PAGE_SHIFT: u32, const HUGE_FLAG: u32> Layout<PAGE_SHIFT, HUGE_FLAG> 
                 huge: flags & Self::HUGE != 0,
                 priority: Self::priority(flags),
             }
+        } else if flags & UNIT != 0 {
+            SlotContent::InUnit(value)
         } else {
             SlotContent::Empty
         }
@@ -200,16 +213,16 @@ impl<const PAGE_SHIFT: u32, const HUGE_FLAG: u32> Layout<PAGE_SHIFT, HUGE_FLAG> 
     }
 
     /// The flags word after an `idle` write that finds the slot `idle` (by its access time) or
-    /// not: C zram's `mark_idle()` marks or unmarks slots holding an object, and leaves empty,
-    /// same-filled and written-back slots alone (no post-processing applies to them), and
-    /// slots being written back (6.12's `ZRAM_UNDER_WB`).
+    /// not: C zram's `mark_idle()` marks or unmarks slots holding an object (a unit's page as
+    /// one), and leaves empty, same-filled and written-back slots alone (no post-processing
+    /// applies to them), and slots being written back (6.12's `ZRAM_UNDER_WB`).
     pub fn mark_idle(value: usize, flags: u32, idle: bool) -> u32 {
         if flags & Self::IN_WRITEBACK != 0 {
             return flags;
         }
         match Self::decode(value, flags) {
-            SlotContent::Stored { .. } if idle => flags | Self::IDLE,
-            SlotContent::Stored { .. } => flags & !Self::IDLE,
+            SlotContent::Stored { .. } | SlotContent::InUnit(_) if idle => flags | Self::IDLE,
+            SlotContent::Stored { .. } | SlotContent::InUnit(_) => flags & !Self::IDLE,
             SlotContent::Empty | SlotContent::Same(_) | SlotContent::WrittenBack(_) => flags,
         }
     }

@@ -11,6 +11,11 @@
 //! back on drop with one atomic exchange, which also unlocks and tells whether to wake
 //! sleepers.
 //!
+//! A page of a compression unit (`unit.rs`) holds the address of its unit's [`UnitRecord`],
+//! which owns the unit's pieces in the pool and counts, in an atomic mask, the pages that still
+//! refer to it: a page's bit goes under that page's slot lock, and whoever takes the last one
+//! frees the record. No slot lock is held while another is taken, for units too.
+//!
 //! Lock order (see also `zram.rs`): device init lock → compression stream → slot lock →
 //! zsmalloc's internal locks. A slot lock's holder never waits for a stream or another slot
 //! lock, and allocates no pool object (those are allocated before the lock is taken). The
@@ -23,12 +28,14 @@ use crate::kapi::lockdep::{LockClass, LockdepMap};
 use crate::kapi::zspool::{ZsHandle, ZsPool};
 use crate::kapi::{bit_wait, c_zram, cpu, mem};
 use crate::slot::{self, Priority, SlotContent};
+use crate::unit::{Members, Pieces, UnitSize, MAX_UNIT_PAGES};
 use crate::Kernel;
 use core::cell::UnsafeCell;
 use core::ops::Range;
-use core::sync::atomic::{AtomicU32, Ordering};
-use kernel::alloc::flags::{__GFP_NOWARN, GFP_KERNEL};
-use kernel::alloc::VVec;
+use core::ptr::NonNull;
+use core::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, Ordering};
+use kernel::alloc::flags::{__GFP_NOWARN, GFP_KERNEL, GFP_NOWAIT};
+use kernel::alloc::{KBox, VVec};
 use kernel::prelude::*;
 
 /// The slot layout for the kernel's page size and C zram's flag order.
@@ -82,7 +89,10 @@ impl Slot {
     fn held_object(&self) -> bool {
         let flags = self.flags.load(Ordering::Relaxed);
         // The value word is not read: which content it is shows in the flags alone.
-        matches!(Layout::decode(0, flags), SlotContent::Stored { .. })
+        matches!(
+            Layout::decode(0, flags),
+            SlotContent::Stored { .. } | SlotContent::InUnit(_)
+        )
     }
 }
 
@@ -95,12 +105,86 @@ const _: () = assert!(core::mem::size_of::<Slot>() == 16);
 /// # Invariants
 ///
 /// Every slot decoding as `Stored` holds a handle allocated from `pool` and owned by that slot.
+/// Every slot decoding as `InUnit` holds the address of a live [`UnitRecord`] of this store
+/// whose member mask has the bit of the slot's place in its unit set.
 pub(crate) struct PageStore {
     slots: VVec<Slot>,
     pool: ZsPool,
     /// What lockdep knows of the slot locks.
     lockdep: LockdepMap,
+    /// The serial number of the next unit record.
+    next_serial: AtomicU64,
 }
+
+/// A compression unit's object: the pieces its compressed bytes are stored in
+/// ([`Pieces`] of at most a page, zsmalloc's largest object) and which of the unit's pages
+/// still refer to it.
+///
+/// # Invariants
+///
+/// The first `Pieces::new(len, PAGE_SIZE).count()` entries of `pieces` are live handles of the
+/// owning store's pool, owned by the record, each of its piece's size. A record reached
+/// through a slot, a [`UnitShares`] or an [`UnitAllocation`] is alive; it is freed, with its
+/// pieces, by the thread that clears the last bit of `members` (each bit is cleared once, by
+/// the holder of the share it stands for: the lock holder of the page's slot, or the
+/// [`UnitShares`] of a share never stored).
+pub(crate) struct UnitRecord {
+    members: AtomicU16,
+    /// The unit's first page.
+    first: usize,
+    /// log2 of the unit's pages.
+    shift: u32,
+    len: usize,
+    serial: u64,
+    pieces: [usize; MAX_UNIT_PAGES],
+}
+
+impl UnitRecord {
+    /// The place in the unit of page `index`, if the page is one of the unit's.
+    fn place(&self, index: usize) -> Option<usize> {
+        (index >> self.shift == self.first >> self.shift).then(|| index - self.first)
+    }
+}
+
+/// A unit's object being made: its record, owning the pieces added so far, freed with them
+/// unless [`Self::publish`]ed.
+pub(crate) struct UnitAllocation<'a> {
+    /// `None` once published.
+    record: Option<KBox<UnitRecord>>,
+    added: usize,
+    store: &'a PageStore,
+}
+
+/// The shares of a published unit record not yet stored in their slots (one per page of its
+/// member mask): stored one by one by [`SlotGuard::store_unit`], released on drop.
+///
+/// # Invariants
+///
+/// `record` is a live record of `store`; the bits of `unplaced` are set in its member mask and
+/// owned by this value.
+pub(crate) struct UnitShares<'a> {
+    record: NonNull<UnitRecord>,
+    unplaced: Members,
+    store: &'a PageStore,
+    /// The record's `len`, kept here: the record may be freed once every share is stored.
+    len: usize,
+}
+
+/// What reading a unit's page found of its record: its compressed length and serial number
+/// (no other record of the store had it). Units are compressed by the primary algorithm.
+#[derive(Clone, Copy)]
+pub(crate) struct UnitObject {
+    pub(crate) len: usize,
+    pub(crate) serial: u64,
+}
+
+/// What a slot held before a change, for the accounting ([`crate::zram::Storage`]'s
+/// `removed`): its content, but for a unit's page, whose record may be gone by then,
+/// `InUnit(freed)`: the bytes of the unit's object its release freed, or 0 while other pages
+/// refer to it. (The same words as a content, so that the paths without units cost what they
+/// did.)
+#[derive(Clone, Copy)]
+pub(crate) struct Removed(pub(crate) SlotContent);
 
 // SAFETY: a slot's `UnsafeCell` is only accessed under its lock bit (type invariant of `Slot`),
 // which serialises access across threads; the pool is `Sync`.
@@ -138,12 +222,114 @@ impl PageStore {
         }
         // SAFETY: an all-zero `Slot` is a valid empty, unlocked slot.
         let slots = unsafe { mem::zeroed_vvec::<Slot>(pages, GFP_KERNEL | __GFP_NOWARN) }?;
-        // INVARIANT: no slot is `Stored` yet.
+        // INVARIANT: no slot is `Stored` or `InUnit` yet.
         Ok(Self {
             slots,
             pool,
             lockdep: LockdepMap::new(LockClass::Slot)?,
+            next_serial: AtomicU64::new(1),
         })
+    }
+
+    /// A record for the object of the unit of `size` whose first page is `first`, of `len`
+    /// compressed bytes (at most `MAX_UNIT_PAGES` pieces) compressed by the primary
+    /// algorithm, to which its pieces are then added.
+    pub(crate) fn new_unit(
+        &self,
+        size: UnitSize,
+        first: usize,
+        len: usize,
+    ) -> Result<UnitAllocation<'_>> {
+        let aligned = first & (size.pages() - 1) == 0;
+        let inside = first
+            .checked_add(size.pages())
+            .is_some_and(|end| end <= self.slots.len());
+        if len == 0 || Pieces::new(len, PAGE_SIZE).count() > MAX_UNIT_PAGES || !aligned || !inside {
+            return Err(EINVAL);
+        }
+        let serial = self.next_serial.fetch_add(1, Ordering::Relaxed);
+        let record = KBox::new(
+            UnitRecord {
+                members: AtomicU16::new(0),
+                first,
+                shift: size.shift(),
+                len,
+                serial,
+                pieces: [0; MAX_UNIT_PAGES],
+            },
+            // On the write path, where the unit is stored page by page if this fails.
+            GFP_NOWAIT | __GFP_NOWARN,
+        )?;
+        Ok(UnitAllocation {
+            record: Some(record),
+            added: 0,
+            store: self,
+        })
+    }
+
+    /// Takes the bits of `bits` away from `record`'s member mask, owned by the caller, and
+    /// frees the record and its pieces if those were the last; returns the bytes freed (0 if
+    /// not).
+    ///
+    /// # Safety
+    ///
+    /// `record` is a live record of this store, and the caller owns the shares of `bits` (set
+    /// in its mask), which it gives up.
+    unsafe fn release(&self, record: NonNull<UnitRecord>, bits: Members) -> usize {
+        // SAFETY: live while the caller's shares are (the caller's guarantee).
+        let members = unsafe { &record.as_ref().members };
+        // Acquire: every earlier holder of a share is done with the record before this one
+        // frees it; release: so is this thread.
+        let old = members.fetch_and(!bits.bits(), Ordering::AcqRel);
+        if !Members::released_last(Members::from_bits(old), bits) {
+            return 0;
+        }
+        // SAFETY: the last share is gone, so this thread is the record's only user; it came
+        // from `KBox::leak` in `UnitAllocation::publish`.
+        let record = unsafe { KBox::from_raw(record.as_ptr()) };
+        self.free_pieces(&record, Pieces::new(record.len, PAGE_SIZE).count());
+        record.len
+    }
+
+    /// The index of `slot`, one of the store's (its page of the disk).
+    fn index_of(&self, slot: &Slot) -> usize {
+        let base = self.slots.as_ptr() as usize;
+        // The slot is one of the store's, at or after `base`.
+        (core::ptr::from_ref(slot) as usize).wrapping_sub(base) / core::mem::size_of::<Slot>()
+    }
+
+    /// Gives up the share of the unit's page `slot`, which holds the record at `address` and is
+    /// being emptied: returns the bytes of the unit's object if that freed it, else 0 (and 0,
+    /// leaving the record alone, for a record of another unit, which the invariants exclude).
+    ///
+    /// # Safety
+    ///
+    /// The caller holds `slot`'s lock, and `slot` (one of this store's) holds the record's
+    /// address as its content, which the caller empties before the unlock.
+    #[cold]
+    #[inline(never)]
+    unsafe fn release_unit_page(&self, slot: &Slot, address: usize) -> usize {
+        let Some(record) = NonNull::new(address as *mut UnitRecord) else {
+            return 0;
+        };
+        // SAFETY: the slot holds the record, which stays alive while its lock is held
+        // (invariant of `PageStore`; the caller's guarantee).
+        let Some(place) = unsafe { record.as_ref() }.place(self.index_of(slot)) else {
+            return 0;
+        };
+        // SAFETY: the slot held the record with the share of its place, which the caller's
+        // emptying of the slot gives up.
+        unsafe { self.release(record, Members::page(place)) }
+    }
+
+    /// Frees the first `count` pieces of `record`, which owns them and is being freed.
+    fn free_pieces(&self, record: &UnitRecord, count: usize) {
+        let pieces = Pieces::new(record.len, PAGE_SIZE);
+        for (i, &raw) in record.pieces.iter().enumerate().take(count) {
+            // SAFETY: piece `i` is a live handle of this pool of its piece's size, owned by the
+            // record (type invariant), which is being freed and does not use it again.
+            drop(unsafe { ZsHandle::from_raw(&self.pool, raw, pieces.range(i).len()) });
+        }
     }
 
     /// Number of slots (pages of the disk).
@@ -230,6 +416,98 @@ impl PageStore {
     }
 }
 
+impl<'a> UnitAllocation<'a> {
+    /// Adds the next piece, `handle` (of the store's pool, its piece's size, filled); gives it
+    /// back if it is not that.
+    pub(crate) fn add_piece(
+        &mut self,
+        handle: ZsHandle<'a>,
+    ) -> core::result::Result<(), ZsHandle<'a>> {
+        if self.next_piece_size() != Some(handle.size()) || !handle.belongs_to(&self.store.pool) {
+            return Err(handle);
+        }
+        let Some(piece) = self
+            .record
+            .as_mut()
+            .and_then(|record| record.pieces.get_mut(self.added))
+        else {
+            return Err(handle);
+        };
+        // INVARIANT: the record owns the live handle, of its piece's size.
+        *piece = handle.into_raw().0;
+        self.added += 1;
+        Ok(())
+    }
+
+    /// The size of the next piece to add, if one is missing.
+    pub(crate) fn next_piece_size(&self) -> Option<usize> {
+        let record = self.record.as_ref()?;
+        let range = Pieces::new(record.len, PAGE_SIZE).range(self.added);
+        (!range.is_empty()).then(|| range.len())
+    }
+
+    /// Publishes the record, with every piece added, for the pages of `members` (none of which
+    /// refers to it yet); `None` (the record freed) if a piece is missing or `members` is
+    /// empty or names a page past the unit.
+    pub(crate) fn publish(mut self, members: Members) -> Option<UnitShares<'a>> {
+        let record = self.record.as_ref()?;
+        let unit = Members::all_but(UnitSize::from_shift(record.shift)?, Members::NONE);
+        if self.next_piece_size().is_some()
+            || members.is_empty()
+            || members.bits() & !unit.bits() != 0
+        {
+            return None;
+        }
+        let record = self.record.take()?;
+        record.members.store(members.bits(), Ordering::Relaxed);
+        let len = record.len;
+        // INVARIANT: a live record (leaked from its box, freed by the last share's release)
+        // whose mask is exactly the shares.
+        Some(UnitShares {
+            record: NonNull::from(KBox::leak(record)),
+            unplaced: members,
+            store: self.store,
+            len,
+        })
+    }
+}
+
+impl Drop for UnitAllocation<'_> {
+    fn drop(&mut self) {
+        if let Some(record) = &self.record {
+            self.store.free_pieces(record, self.added);
+        }
+    }
+}
+
+impl UnitShares<'_> {
+    /// The bytes of the object (its pieces').
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Releases the shares never stored; returns the bytes of the object if that freed it
+    /// (its last pages were among them), else 0.
+    pub(crate) fn release_rest(mut self) -> usize {
+        let unplaced = core::mem::replace(&mut self.unplaced, Members::NONE);
+        if unplaced.is_empty() {
+            return 0;
+        }
+        // SAFETY: a live record of the store whose `unplaced` shares this value owned (type
+        // invariant), given up here (the drop then releases nothing).
+        unsafe { self.store.release(self.record, unplaced) }
+    }
+}
+
+impl Drop for UnitShares<'_> {
+    fn drop(&mut self) {
+        if !self.unplaced.is_empty() {
+            // SAFETY: as in `release_rest`.
+            let _ = unsafe { self.store.release(self.record, self.unplaced) };
+        }
+    }
+}
+
 impl Drop for PageStore {
     fn drop(&mut self) {
         for index in 0..self.slots.len() {
@@ -298,17 +576,121 @@ impl SlotGuard<'_> {
     }
 
     /// Frees what the slot holds and leaves it empty, with no access time (as C's
-    /// `zram_free_page()`); returns what it held.
-    pub(crate) fn clear(&mut self) -> SlotContent {
-        let old = self.content();
-        if let SlotContent::Stored { handle, size, .. } = old {
-            // SAFETY: a `Stored` slot owns a live handle of this store's pool (invariants of
-            // `Slot` and `PageStore`); the slot is emptied right below, so it is not used again.
-            drop(unsafe { ZsHandle::from_raw(&self.store.pool, handle, size) });
+    /// `zram_free_page()`); returns what it held. A unit's page gives its share of the unit's
+    /// object up, which frees the object if it was the last.
+    #[inline(always)]
+    pub(crate) fn clear(&mut self) -> Removed {
+        let mut old = self.content();
+        match old {
+            SlotContent::Stored { handle, size, .. } => {
+                // SAFETY: a `Stored` slot owns a live handle of this store's pool (invariants of
+                // `Slot` and `PageStore`); the slot is emptied right below, so it is not used
+                // again.
+                drop(unsafe { ZsHandle::from_raw(&self.store.pool, handle, size) });
+            }
+            SlotContent::InUnit(address) => {
+                // SAFETY: this guard holds the slot's lock (type invariant) and the slot holds
+                // the record at `address`; it is emptied right below. (The guard itself is not
+                // passed, so that it never has to be built in memory on the paths without
+                // units.)
+                let freed = unsafe { self.store.release_unit_page(self.slot, address) };
+                old = SlotContent::InUnit(freed);
+            }
+            SlotContent::Empty | SlotContent::Same(_) | SlotContent::WrittenBack(_) => {}
         }
         self.set_words(0, 0);
         self.set_access(0);
-        old
+        Removed(old)
+    }
+
+    /// The slot's index in its store (its page of the disk).
+    fn index(&self) -> usize {
+        self.store.index_of(self.slot)
+    }
+
+    /// The record at `address`, which the slot holds (`InUnit`), and the slot's place in its
+    /// unit; `None` (never, by the invariants) for a record of another unit.
+    fn unit_record(&self, address: usize) -> Option<(NonNull<UnitRecord>, usize)> {
+        let record = NonNull::new(address as *mut UnitRecord)?;
+        // SAFETY: a slot holding a record's address keeps it alive while locked (invariant of
+        // `PageStore`); this guard holds the lock.
+        let place = unsafe { record.as_ref() }.place(self.index())?;
+        Some((record, place))
+    }
+
+    /// What the slot's unit object is, for a unit's page.
+    pub(crate) fn unit_object(&self) -> Option<UnitObject> {
+        let SlotContent::InUnit(address) = self.content() else {
+            return None;
+        };
+        let (record, _) = self.unit_record(address)?;
+        // SAFETY: alive while the slot holds it under this guard's lock (see `unit_record`).
+        let record = unsafe { record.as_ref() };
+        Some(UnitObject {
+            len: record.len,
+            serial: record.serial,
+        })
+    }
+
+    /// The slot's place in its unit, for a unit's page.
+    pub(crate) fn place_in_unit(&self) -> Option<usize> {
+        let SlotContent::InUnit(address) = self.content() else {
+            return None;
+        };
+        Some(self.unit_record(address)?.1)
+    }
+
+    /// For a unit's page: copies the unit's compressed bytes into the start of `dst`, with
+    /// `scratch` where zsmalloc may copy a piece that spans two pages (as
+    /// [`Self::read_object`]); returns what the object is, or `None` if the slot holds no
+    /// unit's page or `dst` or `scratch` is too small.
+    pub(crate) fn read_unit(&self, scratch: &mut [u8], dst: &mut [u8]) -> Option<UnitObject> {
+        let SlotContent::InUnit(address) = self.content() else {
+            return None;
+        };
+        let (record, _) = self.unit_record(address)?;
+        // SAFETY: alive while the slot holds it under this guard's lock (see `unit_record`).
+        let record = unsafe { record.as_ref() };
+        let pieces = Pieces::new(record.len, PAGE_SIZE);
+        for (i, &raw) in record.pieces.iter().enumerate().take(pieces.count()) {
+            let range = pieces.range(i);
+            let size = range.len();
+            let to = dst.get_mut(range)?;
+            // SAFETY: piece `i` is a live object of the pool of its piece's size, owned by the
+            // record, which cannot be freed while this guard holds the slot's lock.
+            unsafe {
+                self.store
+                    .pool
+                    .read_raw(raw, size, scratch, |bytes| to.copy_from_slice(bytes))
+            }?;
+        }
+        Some(UnitObject {
+            len: record.len,
+            serial: record.serial,
+        })
+    }
+
+    /// Frees what the slot held and stores in it the share of its page in `shares`' unit
+    /// object; returns the old content, or `None` (the slot unchanged) if `shares` has no
+    /// share for this page.
+    pub(crate) fn store_unit(&mut self, shares: &mut UnitShares<'_>) -> Option<Removed> {
+        if !core::ptr::eq(shares.store, self.store) {
+            return None;
+        }
+        if shares.unplaced.is_empty() {
+            return None;
+        }
+        // SAFETY: a live record while `shares` holds an unplaced share of it (type invariant
+        // of `UnitShares`; checked above); `shares` is borrowed for the call.
+        let place = unsafe { shares.record.as_ref() }.place(self.index())?;
+        if !shares.unplaced.contains(place) {
+            return None;
+        }
+        let old = self.clear();
+        shares.unplaced = shares.unplaced.without(place);
+        // INVARIANT: the share of the page's place moves from `shares` to the slot.
+        self.set_words(shares.record.as_ptr() as usize, slot::UNIT);
+        Some(old)
     }
 
     /// The page's last access time, in whole seconds of boot time (0: none since it was freed).
@@ -331,7 +713,7 @@ impl SlotGuard<'_> {
         handle: ZsHandle<'p>,
         huge: bool,
         priority: Priority,
-    ) -> core::result::Result<SlotContent, ZsHandle<'p>> {
+    ) -> core::result::Result<Removed, ZsHandle<'p>> {
         if !handle.belongs_to(&self.store.pool) {
             return Err(handle);
         }
@@ -354,7 +736,7 @@ impl SlotGuard<'_> {
     }
 
     /// Frees what the slot held and stores a same-filled page's word; returns the old content.
-    pub(crate) fn store_same(&mut self, word: usize) -> SlotContent {
+    pub(crate) fn store_same(&mut self, word: usize) -> Removed {
         let old = self.clear();
         self.set_words(word, Layout::SAME);
         old
@@ -406,12 +788,14 @@ impl SlotGuard<'_> {
     /// huge page's `ZRAM_HUGE`, the algorithm's priority and the incompressible mark on its
     /// written-back slot (none counted in `mm_stat`; a compressed writeback decompresses with
     /// the size and the priority's algorithm); 6.12 clears them all.
-    pub(crate) fn store_written_back(&mut self, block: usize) -> SlotContent {
+    pub(crate) fn store_written_back(&mut self, block: usize) -> Removed {
         let access = self.access_time();
         let kept_marks = self.flags & (Layout::INCOMPRESSIBLE | Layout::PRIORITY);
         let old = self.clear();
         let flags = match old {
-            SlotContent::Stored { size, huge, .. } if Kernel::WRITTEN_BACK_KEEPS_OBJECT => {
+            Removed(SlotContent::Stored { size, huge, .. })
+                if Kernel::WRITTEN_BACK_KEEPS_OBJECT =>
+            {
                 let huge = if huge { Layout::HUGE } else { 0 };
                 // `size` came out of the flags word's size field, so it fits there again.
                 Layout::WB | huge | (size as u32 & Layout::SIZE_MASK) | kept_marks

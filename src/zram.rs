@@ -39,15 +39,17 @@ use crate::abi::Abi;
 use crate::comp::algorithm::Named;
 use crate::comp::choice::{Choice, Recompressors};
 use crate::comp::Codec;
+use crate::comp::Params;
 use crate::kapi::cpu;
 use crate::kapi::disk::{Claim, DiskRef};
 use crate::kapi::rwsem::RwSemaphore;
 use crate::kapi::zspool::ZsPool;
 use crate::slot::{Priority, SlotContent};
-use crate::table::{PageStore, PAGE_SIZE};
+use crate::table::{PageStore, Removed, PAGE_SIZE};
+use crate::unit::UnitSize;
 use crate::Kernel;
 use backing::Backing;
-use core::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 use counters::Stats;
 use kernel::prelude::*;
 use kernel::sync::{Arc, Mutex, SpinLock};
@@ -101,6 +103,8 @@ pub(crate) struct Storage {
     recompressors: Recompressors,
     /// Compressed sizes at or above this are stored uncompressed (zsmalloc's huge class).
     huge_class_size: usize,
+    /// The compression unit (`compress_unit`) the device was initialised with.
+    unit: UnitSize,
     /// The backing device the device was initialised with.
     backing: Option<Arc<Backing>>,
     /// Pages are written back compressed (`compressed_writeback`, 7.3).
@@ -120,8 +124,9 @@ impl Storage {
 
     /// Accounts for `old`, taken out of its slot, going away, and gives its backing block
     /// back. After the slot's unlock: the block is reused only once no slot names it.
-    fn removed(&self, stats: &Stats, old: SlotContent) {
-        if let (SlotContent::WrittenBack(block), Some(backing)) = (old, &self.backing) {
+    #[inline(always)]
+    fn removed(&self, stats: &Stats, old: Removed) {
+        if let (Removed(SlotContent::WrittenBack(block)), Some(backing)) = (old, &self.backing) {
             backing.release(block);
         }
         stats.removed(old);
@@ -147,6 +152,10 @@ pub(crate) struct Zram {
     limit_pages: AtomicU64,
     /// Whether writes look for same-filled pages (`same_detection`, a zram_rs extension).
     same_detection: AtomicBool,
+    /// log2 of the pages of the compression unit the next initialisation uses
+    /// (`compress_unit`, a zram_rs extension). Changed under `init_lock` while not
+    /// initialised.
+    unit_shift: AtomicU32,
     /// The writeback settings.
     writeback: WritebackState,
     /// The post-processing (writeback or recompression) in progress.
@@ -165,6 +174,7 @@ impl Zram {
             storage <- new_spinlock!(None, "Zram::storage"),
             limit_pages: AtomicU64::new(0),
             same_detection: AtomicBool::new(true),
+            unit_shift: AtomicU32::new(0),
             writeback: WritebackState::new(),
             post_processing <- PostProcessTurn::new(),
             stats: Stats::default(),
@@ -222,8 +232,14 @@ impl Zram {
         let choice = self.choice.lock().clone();
         let algorithm = choice.primary();
         let count = cpu::num_online_cpus() as usize;
+        let unit = self.unit_size();
+        // The primary algorithm's streams compress whole units.
+        let params = Params {
+            src_size: PAGE_SIZE << unit.shift(),
+            ..choice.params(Priority::PRIMARY)
+        };
         // Each algorithm's codec, in priority order (as C's `comps`).
-        let codecs = Codec::new(algorithm, choice.params(Priority::PRIMARY), count)
+        let codecs = Codec::new(algorithm, params, count)
             .map_err(|error| (algorithm, error))
             .and_then(|codec| Ok((codec, Recompressors::new(&choice, count)?)));
         let (codec, recompressors) = match codecs {
@@ -245,6 +261,7 @@ impl Zram {
                 codec <- codec,
                 recompressors,
                 huge_class_size,
+                unit,
                 backing,
                 compressed_writeback: self.writeback.compressed(),
             }),
@@ -275,6 +292,7 @@ impl Zram {
         let mut config = self.init_lock.write();
         self.limit_pages.store(0, Relaxed);
         self.same_detection.store(true, Relaxed);
+        self.unit_shift.store(0, Relaxed);
         claim.disk().set_capacity_sectors(0);
         claim.disk().clear_io_stats();
         let io = claim.take_io();

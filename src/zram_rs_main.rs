@@ -40,6 +40,8 @@ mod stat_format;
 #[allow(unreachable_pub)]
 mod tokens;
 #[allow(unreachable_pub)]
+mod unit;
+#[allow(unreachable_pub)]
 mod words;
 #[allow(unreachable_pub)]
 mod writeback_args;

@@ -23,6 +23,8 @@ pub mod slot;
 pub mod stat_format;
 #[path = "../../src/tokens.rs"]
 pub mod tokens;
+#[path = "../../src/unit.rs"]
+pub mod unit;
 #[path = "../../src/words.rs"]
 pub mod words;
 #[path = "../../src/writeback_args.rs"]

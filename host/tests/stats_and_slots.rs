@@ -1,7 +1,10 @@
 //! Stat line formats and slot encoding.
 
 use proptest::prelude::*;
-use zram_rs_logic::slot::{Layout, Priority, SlotContent, LOCK, MAX_PRIORITIES, WAITERS};
+use zram_rs_logic::slot::{
+    InvalidContent, Layout, Priority, SlotContent, LOCK, MAX_PRIORITIES, RECOMPRESSING, UNIT,
+    UNTOUCHED, WAITERS,
+};
 use zram_rs_logic::stat_format::{BlockState, DebugStat, IoStat, MmStat};
 
 #[test]
@@ -328,6 +331,7 @@ fn check_layout<const P: u32, const H: u32>(
             SlotContent::Empty => 0,
             SlotContent::Same(word) | SlotContent::WrittenBack(word) => word,
             SlotContent::Stored { handle, .. } => handle,
+            SlotContent::InUnit(record) => record,
         };
         prop_assert_eq!(value, expected_value);
         prop_assert_eq!(flags & (LOCK | WAITERS), 0);
@@ -365,6 +369,46 @@ fn check_discard<const P: u32>(start: u64, len: u64) -> Result<(), TestCaseError
         prop_assert_eq!(freed.contains(&index), covered, "page {}", index);
     }
     Ok(())
+}
+
+/// A unit's page: the record's address with zram_rs's `UNIT` bit alone, above every C flag on
+/// every page size and flag order; decoded whatever the marks beside it; idle-marked as an
+/// object's page; a zero address is not a content.
+fn check_unit_page<const P: u32, const H: u32>(record: usize) -> Result<(), TestCaseError> {
+    let () = Layout::<P, H>::VALID;
+    let content = SlotContent::InUnit(record);
+    prop_assert_eq!(
+        Layout::<P, H>::encode(SlotContent::InUnit(0)),
+        Err(InvalidContent)
+    );
+    let (value, flags) = Layout::<P, H>::encode(content).unwrap();
+    prop_assert_eq!((value, flags), (record, UNIT));
+    // Above C's last flag, the second priority bit.
+    prop_assert!(UNIT > Layout::<P, H>::PRIORITY);
+    prop_assert_eq!(UNIT & (LOCK | WAITERS | RECOMPRESSING | UNTOUCHED), 0);
+    let marks = LOCK | WAITERS | Layout::<P, H>::IDLE | Layout::<P, H>::IN_WRITEBACK;
+    prop_assert_eq!(Layout::<P, H>::decode(value, flags | marks), content);
+    prop_assert_eq!(
+        Layout::<P, H>::mark_idle(value, flags, true),
+        flags | Layout::<P, H>::IDLE
+    );
+    prop_assert_eq!(
+        Layout::<P, H>::mark_idle(value, flags | Layout::<P, H>::IDLE, false),
+        flags
+    );
+    Ok(())
+}
+
+proptest! {
+    #[test]
+    fn unit_pages_encode_apart_from_c_flags(record in 1usize..) {
+        check_unit_page::<12, 3>(record)?;
+        check_unit_page::<12, 4>(record)?;
+        check_unit_page::<14, 3>(record)?;
+        check_unit_page::<14, 4>(record)?;
+        check_unit_page::<16, 3>(record)?;
+        check_unit_page::<16, 4>(record)?;
+    }
 }
 
 #[test]

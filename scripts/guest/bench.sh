@@ -14,6 +14,9 @@
 #                                      (the kind's mm_stat deltas; kinds: programs text anon)
 #   CORPUS_MEMORY <driver> <algorithm> <variant> <mem_used_total after the three kinds>
 #   CORPUS_REFUSED <driver> <algorithm> <variant>   (algorithm_params refused the variant)
+#   UNITS <driver> <algorithm> <unit> <kind> <pages> <compr_data_size> <intact|differs>
+#                                      (the units cell: the kind's compr_data_size delta)
+#   UNITS_MEMORY <driver> <algorithm> <unit> <mem_used_total after the three kinds>
 #   TABLE <driver> <bytes of the slot table> <pages>   (from /proc/vmallocinfo)
 #   STOSQ <GB/s>
 #   PROFILE <cell> <driver> <percent> <kernel symbol>   (BENCH_PROFILE=1: one perf run per cell)
@@ -333,6 +336,57 @@ if [ -z "$counting" ] && echo corpus | grep -Eq "$only" && [ -d /corpus ]; then
 				offset=$((offset + pages))
 			done
 			echo "CORPUS_MEMORY $driver $algorithm $label ${mm[2]}"
+			teardown "$driver"
+		done
+	done
+fi
+
+# Compression units (compress_unit, a zram_rs extension): the corpus's kinds in runs of 64 KiB
+# (/corpus-units), each written in 64 KiB direct writes to a device of one-page units (C zram
+# and zram_rs) and to zram_rs devices of 16 and 64 KiB units, with lz4 and zstd; read back in 64
+# KiB reads and compared, then one page of every 64 KiB read alone (fio, direct, a hole after
+# each page). Sizes depend on no clock: one run per configuration. With BENCH_PROFILE=insn the
+# writes, the reads and the pages read alone are counted: cells
+# units/<algorithm>/<kind>/<write|read|page>/u<unit> (C zram's under the page size).
+if echo units | grep -Eq "$only" && [ -d /corpus-units ]; then
+	for algorithm in lz4 zstd; do
+		for config in "zram $page" "zram_rs $page" "zram_rs 16384" "zram_rs 65536"; do
+			read -r driver unit <<<"$config"
+			[ "$unit" -ge "$page" ] || continue
+			modprobe "$driver" num_devices=1 || exit 1
+			echo "$algorithm" >$z/comp_algorithm
+			[ "$driver" = zram ] || echo "$unit" >$z/compress_unit
+			echo 1G >$z/disksize
+			at=0
+			before=(0 0 0 0 0 0 0 0 0)
+			for kind in programs text anon; do
+				image=/corpus-units/$kind.img
+				bytes=$(wc -c <$image)
+				runs=$((bytes / 65536))
+				pages=$((bytes / 4096))
+				cell=units/$algorithm/$kind
+				# units_step STEP PAGES COMMAND...: counted under BENCH_PROFILE=insn.
+				units_step() {
+					if [ -n "$counting" ]; then
+						counted "$cell/$1/u$unit" "$driver" "$2" "${@:3}"
+					else
+						"${@:3}" >/dev/null 2>&1
+					fi
+				}
+				units_step write $pages dd if=$image of=$dev bs=64K seek=$at oflag=direct
+				read -r -a mm <$z/mm_stat
+				verdict=intact
+				dd if=$dev bs=64K skip=$at count=$runs iflag=direct 2>/dev/null | cmp -s - $image ||
+					verdict=differs
+				units_step read $pages dd if=$dev of=/dev/null bs=64K skip=$at count=$runs iflag=direct
+				units_step page $((runs * page / 4096)) fio --name=page --filename=$dev \
+					--rw=read:$((65536 - page)) --bs=$page --offset=$((at * 65536)) --size=$bytes \
+					--direct=1 --ioengine=psync
+				echo "UNITS $driver $algorithm $unit $kind $((bytes / page)) $((mm[1] - before[1])) $verdict"
+				before=("${mm[@]}")
+				at=$((at + runs))
+			done
+			echo "UNITS_MEMORY $driver $algorithm $unit ${mm[2]}"
 			teardown "$driver"
 		done
 	done

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 //! zstd at a level, the library's default level by default, with the parameters the library
-//! chooses for one page, with or without a dictionary (C's `backend_zstd.c`). A stream holds a
+//! chooses for what a stream compresses at once (a page, or a compression unit; a page with a
+//! dictionary), with or without a dictionary (C's `backend_zstd.c`). A stream holds a
 //! library compression context, a decompression context (a reader's) a library decompression
 //! context, both with the device's digested dictionary when it has one.
 
@@ -13,7 +14,7 @@ pub(crate) struct Zstd;
 
 /// A stream's zstd compression context, with or without a dictionary.
 pub(crate) enum ZstdContext {
-    /// Without a dictionary: a context in a workspace sized for one page.
+    /// Without a dictionary: a context in a workspace sized for one page or unit.
     Plain(zstd::CompressContext),
     /// With a dictionary, digested once for all the device's streams and decompression
     /// contexts.
@@ -49,7 +50,7 @@ impl Backend for Zstd {
         Ok(match params.dict {
             None => ZstdContext::Plain(zstd::CompressContext::new(
                 params.level,
-                kernel::page::PAGE_SIZE as u64,
+                params.src_size as u64,
             )?),
             Some(dict) => ZstdContext::Dict(zstd::DictCompressContext::new(
                 zstd::DigestedDict::new(params.level, dict)?,

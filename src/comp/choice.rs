@@ -171,6 +171,7 @@ pub(crate) fn store_params(
             level: params.level,
             backend: params.backend,
             dict,
+            ..Params::UNSET
         },
     );
     Ok(())

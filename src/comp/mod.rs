@@ -61,6 +61,9 @@ pub(crate) struct Params {
     pub(crate) backend: [i32; MAX_BACKEND_KEYS],
     /// `dict=`: the file's contents, read when the parameters were set.
     pub(crate) dict: Option<Arc<FileContents>>,
+    /// Not `algorithm_params`' but the device's: the bytes a stream compresses at once, a page
+    /// or a compression unit (`compress_unit`), which zstd sizes its parameters for.
+    pub(crate) src_size: usize,
 }
 
 impl Params {
@@ -69,6 +72,7 @@ impl Params {
         level: NO_LEVEL,
         backend: [NO_LEVEL; MAX_BACKEND_KEYS],
         dict: None,
+        src_size: PAGE_SIZE,
     };
 
     /// The backend parameter `key` (such as `deflate.winbits`), [`NO_LEVEL`] when not set or

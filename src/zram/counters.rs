@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 //! A device's counters ([`Stats`], reset by `reset`) and the figures read from them:
-//! `mm_stat`, `same_stat`, `read_stat`, `debug_stat` and `io_stat` (their text is
-//! `stat_format.rs`'s).
+//! `mm_stat`, `same_stat`, `read_stat`, `unit_stat`, `debug_stat` and `io_stat` (their text is
+//! `stat_format.rs`'s, `unit_stat`'s and the other zram_rs extensions' `attrs.rs`').
 
 use super::Zram;
 use crate::abi::Abi;
 use crate::slot::SlotContent;
 use crate::stat_format::{DebugStat, IoStat, MmStat};
-use crate::table::PAGE_SIZE;
+use crate::table::{Removed, PAGE_SIZE};
 use crate::Kernel;
 use core::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -44,6 +44,20 @@ impl Zram {
     /// algorithm lent out and waited for one.
     pub(crate) fn read_stat(&self) -> u64 {
         self.stats.reads_waited.load(Relaxed)
+    }
+
+    /// The `unit_stat` figures: compression units' objects stored, pages stored in them,
+    /// unit decompressions for reads, reads of units' pages, and units stored page by page.
+    pub(crate) fn unit_stat(&self) -> [u64; 5] {
+        let stats = &self.stats;
+        [
+            &stats.unit_objects,
+            &stats.unit_pages,
+            &stats.unit_decompressions,
+            &stats.unit_page_reads,
+            &stats.units_by_pages,
+        ]
+        .map(|counter| counter.load(Relaxed))
     }
 
     /// The `debug_stat` figures (under `init_lock`, as C).
@@ -97,6 +111,17 @@ pub(super) struct Stats {
     bd_writes: AtomicU64,
     /// Page reads that waited for a decompression context.
     reads_waited: AtomicU64,
+    /// Compression units' objects stored (counted with their first page, as
+    /// `compr_data_size` counts their bytes).
+    unit_objects: AtomicU64,
+    /// Pages stored in units' objects.
+    unit_pages: AtomicU64,
+    /// Units decompressed to read one of their pages.
+    unit_decompressions: AtomicU64,
+    /// Reads of units' pages.
+    unit_page_reads: AtomicU64,
+    /// Whole units stored page by page.
+    units_by_pages: AtomicU64,
 }
 
 /// An event a counter of [`Stats`] counts.
@@ -118,6 +143,12 @@ pub(super) enum Event {
     BdWrite,
     /// A page read found every decompression context lent out (`read_stat`).
     ReadWaited,
+    /// A unit decompressed for a read (`unit_stat`).
+    UnitDecompressed,
+    /// A unit's page read (`unit_stat`).
+    UnitPageRead,
+    /// A whole unit stored page by page (`unit_stat`).
+    UnitByPages,
 }
 
 impl Stats {
@@ -133,6 +164,9 @@ impl Stats {
             Event::BdRead => &self.bd_reads,
             Event::BdWrite => &self.bd_writes,
             Event::ReadWaited => &self.reads_waited,
+            Event::UnitDecompressed => &self.unit_decompressions,
+            Event::UnitPageRead => &self.unit_page_reads,
+            Event::UnitByPages => &self.units_by_pages,
         };
         counter.fetch_add(1, Relaxed);
     }
@@ -173,6 +207,11 @@ impl Stats {
             &self.bd_reads,
             &self.bd_writes,
             &self.reads_waited,
+            &self.unit_objects,
+            &self.unit_pages,
+            &self.unit_decompressions,
+            &self.unit_page_reads,
+            &self.units_by_pages,
         ] {
             counter.store(0, Relaxed);
         }
@@ -180,9 +219,12 @@ impl Stats {
 
     /// Accounts for a slot's content going away (its backing block, if any, is given back by
     /// [`Storage::removed`]).
-    pub(super) fn removed(&self, old: SlotContent) {
-        match old {
+    #[inline(always)]
+    pub(super) fn removed(&self, old: Removed) {
+        match old.0 {
             SlotContent::Empty => return,
+            // The bytes the page's release freed.
+            SlotContent::InUnit(freed) => return self.removed_unit_page(freed),
             SlotContent::WrittenBack(_) => {}
             SlotContent::Same(word) => {
                 self.same_pages.fetch_sub(1, Relaxed);
@@ -200,6 +242,15 @@ impl Stats {
         self.pages_stored.fetch_sub(1, Relaxed);
     }
 
+    /// [`Self::removed`] of a unit's page, whose release freed `freed` bytes.
+    #[cold]
+    #[inline(never)]
+    fn removed_unit_page(&self, freed: usize) {
+        self.unit_object_freed(freed);
+        self.unit_pages.fetch_sub(1, Relaxed);
+        self.pages_stored.fetch_sub(1, Relaxed);
+    }
+
     /// Accounts for a same-filled page being stored.
     pub(super) fn stored_same(&self, word: usize) {
         self.same_pages.fetch_add(1, Relaxed);
@@ -212,6 +263,26 @@ impl Stats {
     /// Accounts for a page written back (which still counts as stored, as in C).
     pub(super) fn stored_written_back(&self) {
         self.pages_stored.fetch_add(1, Relaxed);
+    }
+
+    /// Accounts for a unit's page being stored, and for the unit's object of `len` bytes with
+    /// the first of its pages (`first`).
+    pub(super) fn stored_unit_page(&self, first: bool, len: usize) {
+        if first {
+            self.compr_data_size.fetch_add(len as u64, Relaxed);
+            self.unit_objects.fetch_add(1, Relaxed);
+        }
+        self.unit_pages.fetch_add(1, Relaxed);
+        self.pages_stored.fetch_add(1, Relaxed);
+    }
+
+    /// Accounts for a unit's object of `freed` bytes going away (nothing for 0: no object
+    /// went).
+    pub(super) fn unit_object_freed(&self, freed: usize) {
+        if freed != 0 {
+            self.compr_data_size.fetch_sub(freed as u64, Relaxed);
+            self.unit_objects.fetch_sub(1, Relaxed);
+        }
     }
 
     /// Accounts for an object of `size` bytes being stored.

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-//! The block I/O path: a bio's pieces (whole pages, or parts of one through a bounce page) read
-//! and written, discards and swap's slot-free notifications ([`DiskOps`], called from the
-//! disk's `submit_bio` and `swap_slot_free_notify`), with the failure counters.
+//! The block I/O path: a bio's pieces (whole pages, or parts of one through a bounce page; on a
+//! device with compression units, the pieces of the units a write covers whole gathered into
+//! them) read and written, discards and swap's slot-free notifications ([`DiskOps`], called
+//! from the disk's `submit_bio` and `swap_slot_free_notify`), with the failure counters.
 
 use super::counters::Event;
 use super::page_io::BioStream;
@@ -67,7 +68,7 @@ impl Zram {
                     return self.read_written_back(storage, index, block, offset, out, None);
                 }
                 // Stored since the look.
-                SlotContent::Stored { .. } => {}
+                SlotContent::Stored { .. } | SlotContent::InUnit(_) => {}
             }
         }
         let mut bounce = BouncePage::new()?;
@@ -118,6 +119,79 @@ impl Zram {
         self.write_page(storage, stream, index, page, now)
     }
 
+    /// [`DiskOps::write`] on a device with compression units of several pages: the pieces of
+    /// the units the bio covers whole are gathered and stored by unit, the others page by page.
+    #[inline(never)]
+    fn write_with_units(&self, storage: &Storage, bio: &Bio<'_>, now: u32) -> Result {
+        // Given back when the walk ends: one borrow for the bio's pages.
+        let mut stream = BioStream::default();
+        let units = whole_units(storage, bio);
+        bio.for_each_piece_in(|piece, data| {
+            if units.contains(&storage.unit.locate(piece.index as u64).0) {
+                self.gather_piece(storage, &mut stream, bio, piece, data, now)
+            } else {
+                self.write_piece(storage, &mut stream, piece, data, now)
+            }
+        })
+        .inspect_err(|_| {
+            self.stats.count(Event::FailedWrite);
+        })
+    }
+
+    /// Copies one piece of a write bio that lies in a whole compression unit into the bio's
+    /// stream's gathering buffer (borrowing the stream at the unit's first byte, and keeping
+    /// it to the unit's last), and stores the unit once its last byte is there.
+    #[inline(never)]
+    fn gather_piece<'a>(
+        &self,
+        storage: &'a Storage,
+        stream: &mut BioStream<'a>,
+        bio: &Bio<'_>,
+        piece: Piece,
+        data: &[u8],
+        now: u32,
+    ) -> Result {
+        let (unit, place) = storage.unit.locate(piece.index as u64);
+        if place == 0 && piece.offset == 0 {
+            stream.hold(storage);
+        }
+        let at = place * PAGE_SIZE + piece.offset;
+        stream
+            .gathered_mut()
+            .and_then(|gathered| gathered.get_mut(at..at + data.len()))
+            .ok_or(EIO)?
+            .copy_from_slice(data);
+        if place + 1 == storage.unit.pages() && piece.offset + data.len() == PAGE_SIZE {
+            let first = usize::try_from(storage.unit.pages_of(unit).start).map_err(|_| EIO)?;
+            if !self.write_unit(storage, stream, first, now)? {
+                self.write_unit_by_pages(storage, stream, bio, unit, now)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Stores the pages of the unit `unit`, whose bytes `bio` carries, page by page as pieces
+    /// outside units are stored: walks the bio again for them (no copy is kept, and a page's
+    /// allocation with reclaim gives the stream, with the gathered unit, back). For a unit not
+    /// worth an object, or whose object cannot be allocated without reclaim.
+    #[cold]
+    fn write_unit_by_pages<'a>(
+        &self,
+        storage: &'a Storage,
+        stream: &mut BioStream<'a>,
+        bio: &Bio<'_>,
+        unit: u64,
+        now: u32,
+    ) -> Result {
+        self.stats.count(Event::UnitByPages);
+        bio.for_each_piece_in(|piece, data| {
+            if storage.unit.locate(piece.index as u64).0 != unit {
+                return Ok(());
+            }
+            self.write_piece(storage, stream, piece, data, now)
+        })
+    }
+
     fn free_page(&self, storage: &Storage, index: usize) {
         if let Some(mut slot) = storage.pages.lock(index) {
             let old = slot.clear();
@@ -143,6 +217,9 @@ impl DiskOps for Zram {
     #[inline(always)]
     fn write(&self, storage: &Storage, bio: &Bio<'_>) -> Result {
         let now = access_time();
+        if !storage.unit.is_page() {
+            return self.write_with_units(storage, bio, now);
+        }
         // Given back when the walk ends: one borrow for the bio's pages.
         let mut stream = BioStream::default();
         bio.for_each_piece_in(|piece, data| {
@@ -188,4 +265,15 @@ fn access_time() -> u32 {
     }
     // Truncation as C's: wraps after 136 years of uptime.
     time::boottime_seconds() as u32
+}
+
+/// The compression units a write bio covers whole: those of the whole pages it covers.
+fn whole_units(storage: &Storage, bio: &Bio<'_>) -> core::ops::Range<u64> {
+    let page = PAGE_SIZE as u64;
+    let start = bio.start_byte();
+    // No overflow: a bio's end fits in u64 (sectors of a disk).
+    let end = start.saturating_add(bio.len());
+    let first = start.div_ceil(page);
+    let last = end / page;
+    storage.unit.whole_units(first..last.max(first))
 }

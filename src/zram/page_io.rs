@@ -4,7 +4,8 @@
 //! without the slot lock: never a compression stream), or reads it from the backing device; a
 //! write stores a same-filled page's word or compresses the page into a new pool object,
 //! allocating as C zram does (without reclaim first, then with it after giving the stream
-//! back), under the memory limit.
+//! back), under the memory limit. A compression unit gathered by a write bio is stored here
+//! too: its same-filled pages as words, the rest as one object in pieces with its record.
 
 use super::counters::Event;
 use super::slot_access::{
@@ -19,7 +20,8 @@ use crate::kapi::mem;
 use crate::kapi::zspool::{ZsHandle, ZsPool};
 use crate::same::same_filled;
 use crate::slot::{Priority, SlotContent};
-use crate::table::PAGE_SIZE;
+use crate::table::{UnitShares, PAGE_SIZE};
+use crate::unit::{Members, Pieces, MAX_UNIT_PAGES};
 use crate::Kernel;
 use core::sync::atomic::Ordering::Relaxed;
 use kernel::prelude::*;
@@ -51,29 +53,156 @@ impl Zram {
         if let Some(plain) = Plain::of(content) {
             return read_plain(&slot, plain, index, out);
         }
-        // The algorithm that compressed the object: the primary one, or a recompression one.
+        // The algorithm that compressed the object: the primary one, or a recompression one
+        // (the primary one for a compression unit's page).
         let priority = slot.priority();
-        let codec = storage.comp(priority).ok_or(EIO)?;
-        if let Some(stateless) = codec.stateless() {
-            return read_compressed(&slot, index, out, Decompression::Stateless(stateless));
-        }
-        // A free decompression context is taken without waiting, under the slot lock.
-        if let Some(mut reader) = codec.readers().try_get() {
-            let result = read_compressed(&slot, index, out, Decompression::Reader(&mut reader));
-            // Unlock before the context goes back: returning it may wake a waiting borrower,
-            // which takes a mutex.
-            drop(slot);
-            drop(reader);
-            return result;
+        // A unit's page is read as after a wait, below: with a context taken before the slot
+        // lock (its unit buffer may hold the unit already).
+        let unit = matches!(content, SlotContent::InUnit(_));
+        if !unit {
+            let codec = storage.comp(priority).ok_or(EIO)?;
+            if let Some(stateless) = codec.stateless() {
+                return read_compressed(&slot, index, out, Decompression::Stateless(stateless));
+            }
+            // A free decompression context is taken without waiting, under the slot lock.
+            if let Some(mut reader) = codec.readers().try_get() {
+                let result = read_compressed(&slot, index, out, Decompression::Reader(&mut reader));
+                // Unlock before the context goes back: returning it may wake a waiting
+                // borrower, which takes a mutex.
+                drop(slot);
+                drop(reader);
+                return result;
+            }
         }
         drop(slot);
-        self.stats.count(Event::ReadWaited);
+        if !unit {
+            self.stats.count(Event::ReadWaited);
+        }
         self.read_page_after_wait(storage, index, out, Chain::of(dest, owner), now, priority)
     }
 
+    /// Stores the compression unit whose first page is `first`, gathered in the bio's stream
+    /// `held`, an access at `now`: its same-filled pages as their words, the others in one
+    /// object ([`Self::unit_object`]); `false` (nothing stored) when the unit compresses to the
+    /// huge class of each of its pages or more, or its object cannot be allocated without
+    /// reclaim: the caller then stores it page by page.
+    pub(super) fn write_unit<'a>(
+        &self,
+        storage: &'a Storage,
+        held: &mut BioStream<'a>,
+        first: usize,
+        now: u32,
+    ) -> Result<bool> {
+        let size = storage.unit;
+        match first.checked_add(size.pages()) {
+            Some(end) if end <= storage.pages.pages() => {}
+            _ => return Err(EIO),
+        }
+        let stream = held.0.as_mut().ok_or(EIO)?;
+        let mut apart = Members::NONE;
+        let mut words = [0usize; MAX_UNIT_PAGES];
+        if self.same_detection.load(Relaxed) {
+            let pages = stream.gathered().chunks_exact(PAGE_SIZE);
+            for ((place, page), word) in pages.enumerate().zip(words.iter_mut()) {
+                if let Some(same) = same_filled(page) {
+                    apart = apart.with(place);
+                    *word = same as usize;
+                }
+            }
+        }
+        let members = Members::all_but(size, apart);
+        let shares = if members.is_empty() {
+            None
+        } else {
+            match self.unit_object(storage, stream, first, members)? {
+                Some(shares) => Some(shares),
+                None => return Ok(false),
+            }
+        };
+        let len = shares.as_ref().map_or(0, UnitShares::len);
+        let mut shares = shares;
+        let mut accounted = false;
+        let mut stored = Ok(());
+        for (place, &word) in words.iter().enumerate().take(size.pages()) {
+            let Some(mut slot) = storage.pages.lock(first + place) else {
+                stored = Err(EIO);
+                break;
+            };
+            let old = if apart.contains(place) {
+                self.stats.stored_same(word);
+                slot.store_same(word)
+            } else {
+                let Some(old) = shares.as_mut().and_then(|shares| slot.store_unit(shares)) else {
+                    stored = Err(EIO);
+                    break;
+                };
+                self.stats.stored_unit_page(!accounted, len);
+                accounted = true;
+                old
+            };
+            slot.accessed(now);
+            drop(slot);
+            storage.removed(&self.stats, old);
+        }
+        // Every share is stored but after a failure, which never happens (the pages are the
+        // disk's, checked above); the object's bytes were accounted with its first page.
+        if let Some(shares) = shares {
+            let freed = shares.release_rest();
+            if accounted {
+                self.stats.unit_object_freed(freed);
+            }
+        }
+        stored.map(|()| true)
+    }
+
+    /// Compresses the unit gathered in `stream` into pieces of the pool and a record for the
+    /// pages of `members` (the unit's first page `first`): `None` when the unit is not worth an
+    /// object or its pieces or record cannot be allocated without reclaim (the unit is then
+    /// stored page by page, where a page's allocation may reclaim, as C's); `ENOMEM` above the
+    /// memory limit.
+    fn unit_object<'a>(
+        &self,
+        storage: &'a Storage,
+        stream: &mut StreamGuard<'a>,
+        first: usize,
+        members: Members,
+    ) -> Result<Option<UnitShares<'a>>> {
+        let pool = storage.pages.pool();
+        let compressed = stream.compress_gathered().inspect_err(|e| {
+            pr_err!("Compression failed! err={}\n", e.to_errno());
+        })?;
+        if !storage
+            .unit
+            .worth_an_object(compressed.len(), storage.huge_class_size)
+        {
+            return Ok(None);
+        }
+        let Ok(mut unit) = storage
+            .pages
+            .new_unit(storage.unit, first, compressed.len())
+        else {
+            return Ok(None);
+        };
+        for range in Pieces::new(compressed.len(), PAGE_SIZE).ranges() {
+            let Ok(handle) = pool.alloc(range.len(), mem::GFP_POOL_OBJECT_FAST) else {
+                return Ok(None);
+            };
+            let used = pool.total_pages();
+            self.stats.pool_used(used);
+            let limit = self.limit_pages.load(Relaxed);
+            if limit != 0 && used > limit {
+                return Err(ENOMEM);
+            }
+            handle.write(compressed.get(range).ok_or(EIO)?);
+            unit.add_piece(handle).map_err(|_| EIO)?;
+        }
+        Ok(unit.publish(members))
+    }
+
     /// [`Self::read_page`] when every decompression context of the algorithm of `priority` is
-    /// busy (with other reads: compression has its own streams): waits for one, which may sleep
-    /// and so happens without the slot lock, then reads the page as it is by then
+    /// busy (with other reads: compression has its own streams), and for a compression unit's
+    /// page: takes one (waiting if all are lent out), which may sleep and so happens without
+    /// the slot lock, then reads the page as it is by then
     /// ([`lock_with_reader_of`]: again with another algorithm's context if it was recompressed
     /// or rewritten meanwhile), or from the backing device once the context has gone back.
     #[inline(never)]
@@ -90,7 +219,7 @@ impl Zram {
             slot.accessed(now);
             match slot.content() {
                 SlotContent::WrittenBack(block) => Err(block),
-                content => Ok(read_locked(slot, content, index, out, reader)),
+                content => Ok(read_locked(slot, content, index, out, reader, &self.stats)),
             }
         });
         match found.ok_or(EIO)? {
@@ -261,7 +390,22 @@ impl Zram {
 #[derive(Default)]
 pub(super) struct BioStream<'a>(Option<StreamGuard<'a>>);
 
-impl BioStream<'_> {
+impl<'a> BioStream<'a> {
+    /// Holds a stream of the storage's primary algorithm (borrowing one if the bio holds none,
+    /// after giving back one another writer sleeps for).
+    #[inline(always)]
+    pub(super) fn hold(&mut self, storage: &'a Storage) {
+        self.give_back_if_wanted();
+        if self.0.is_none() {
+            self.0 = Some(storage.codec.streams().get());
+        }
+    }
+
+    /// The held stream's gathering buffer for a compression unit.
+    pub(super) fn gathered_mut(&mut self) -> Option<&mut [u8]> {
+        Some(self.0.as_mut()?.gathered_mut())
+    }
+
     /// Gives the stream back, if the bio holds one.
     #[inline(always)]
     pub(super) fn give_back(&mut self) {

@@ -15,6 +15,7 @@
 //! selected slots carry the post-processing mark (`ZRAM_PP_SLOT`, [`Mark::Writeback`]) until
 //! their turn: an access before it takes the mark away and the slot is skipped, as in C.
 
+use super::counters::Stats;
 use super::post_process::{release, select_slots, unmark};
 use super::slot_access::{lock_with_reader_of, read_locked, read_plain, Plain};
 use super::{Storage, Zram};
@@ -180,7 +181,8 @@ impl Zram {
             mode: request.mode,
             threshold: request.threshold as usize,
         };
-        let Some((old_size, current)) = read_for_recompression(storage, index, page, &wanted)?
+        let Some((old_size, current)) =
+            read_for_recompression(storage, index, page, &wanted, &self.stats)?
         else {
             return Ok(());
         };
@@ -379,6 +381,7 @@ fn read_for_recompression(
     index: usize,
     page: &mut BouncePage,
     wanted: &Wanted,
+    stats: &Stats,
 ) -> Result<Option<(usize, Priority)>> {
     let priority = {
         let Some(mut slot) = storage.pages.lock(index) else {
@@ -397,7 +400,7 @@ fn read_for_recompression(
         let Some((content, size, priority)) = wanted.candidate(slot) else {
             return Ok(None);
         };
-        read_locked(slot, content, index, page.bytes_mut(), reader)?;
+        read_locked(slot, content, index, page.bytes_mut(), reader, stats)?;
         Ok(Some(taken(slot, size, priority)))
     });
     // The context goes back after the unlock.

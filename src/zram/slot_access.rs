@@ -6,12 +6,13 @@
 //! (context, then slot), so the context is taken first and taken again if the slot's
 //! algorithm changed meanwhile.
 
+use super::counters::{Event, Stats};
 use super::Storage;
 use crate::comp::{self, ReaderGuard};
 use crate::fill::fill;
 use crate::kapi::mem;
 use crate::slot::{Priority, SlotContent};
-use crate::table::SlotGuard;
+use crate::table::{SlotGuard, PAGE_SIZE};
 use kernel::prelude::*;
 
 /// What a slot holds that reads without decompression.
@@ -33,8 +34,11 @@ impl Plain {
             SlotContent::Empty => Some(Self::Empty),
             SlotContent::Same(word) => Some(Self::Same(word)),
             SlotContent::Stored { huge: true, .. } => Some(Self::Huge),
-            // Read without the slot lock, from the backing device, by the callers.
-            SlotContent::Stored { huge: false, .. } | SlotContent::WrittenBack(_) => None,
+            // Read without the slot lock, from the backing device, or from its unit, by the
+            // callers.
+            SlotContent::Stored { huge: false, .. }
+            | SlotContent::WrittenBack(_)
+            | SlotContent::InUnit(_) => None,
         }
     }
 }
@@ -138,11 +142,57 @@ pub(super) fn read_locked(
     index: usize,
     out: &mut [u8],
     reader: &mut ReaderGuard<'_>,
+    stats: &Stats,
 ) -> Result {
-    match Plain::of(content) {
-        Some(plain) => read_plain(slot, plain, index, out),
-        None => read_compressed(slot, index, out, Decompression::Reader(reader)),
+    match (Plain::of(content), content) {
+        (Some(plain), _) => read_plain(slot, plain, index, out),
+        (None, SlotContent::InUnit(_)) => read_unit_locked(slot, index, out, reader, stats),
+        (None, _) => read_compressed(slot, index, out, Decompression::Reader(reader)),
     }
+}
+
+/// Reads page `index`, whose locked slot holds a page of a compression unit, into `out`
+/// (`PAGE_SIZE` bytes): from `reader`'s unit buffer if it holds the unit already, else after
+/// gathering the unit's pieces and decompressing it there (both counted in `stats`).
+pub(super) fn read_unit_locked(
+    slot: &SlotGuard<'_>,
+    index: usize,
+    out: &mut [u8],
+    reader: &mut ReaderGuard<'_>,
+    stats: &Stats,
+) -> Result {
+    stats.count(Event::UnitPageRead);
+    let result = read_unit_into(slot, out, reader, stats);
+    if result.is_err() {
+        pr_err!("Decompression failed! page={}\n", index);
+    }
+    result
+}
+
+fn read_unit_into(
+    slot: &SlotGuard<'_>,
+    out: &mut [u8],
+    reader: &mut ReaderGuard<'_>,
+    stats: &Stats,
+) -> Result {
+    let place = slot.place_in_unit().ok_or(EIO)?;
+    let object = slot.unit_object().ok_or(EIO)?;
+    let buffers = reader.unit_buffers();
+    if *buffers.serial != object.serial {
+        stats.count(Event::UnitDecompressed);
+        *buffers.serial = 0;
+        slot.read_unit(buffers.scratch, buffers.unit_in)
+            .ok_or(EIO)?;
+        let src = buffers.unit_in.get(..object.len).ok_or(EIO)?;
+        buffers
+            .decompressor
+            .decompress_into(buffers.unit_out, src)?;
+        *buffers.serial = object.serial;
+    }
+    let from = place * PAGE_SIZE;
+    let page = buffers.unit_out.get(from..from + PAGE_SIZE).ok_or(EIO)?;
+    out.copy_from_slice(page);
+    Ok(())
 }
 
 /// Decompresses page `index`, whose locked slot holds a compressed object, into `out`

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 //! The attributes that act on a device's stored pages outside I/O: `mem_limit`,
-//! `mem_used_max`'s reset, `idle`, `compact` and `same_detection`.
+//! `mem_used_max`'s reset, `idle`, `compact`, `same_detection` and `compress_unit`.
 
 use super::Zram;
 use crate::idle::Cutoff;
 use crate::table::{Mark, PAGE_SIZE};
+use crate::unit::UnitSize;
 use core::sync::atomic::Ordering::Relaxed;
 use kernel::prelude::*;
 
@@ -76,5 +77,20 @@ impl Zram {
     /// Turns same-filled page detection on or off for the writes that follow.
     pub(crate) fn set_same_detection(&self, enabled: bool) {
         self.same_detection.store(enabled, Relaxed);
+    }
+
+    /// The compression unit the device has, or the next initialisation uses.
+    pub(crate) fn unit_size(&self) -> UnitSize {
+        UnitSize::from_shift(self.unit_shift.load(Relaxed)).unwrap_or(UnitSize::PAGE)
+    }
+
+    /// Sets the compression unit of the next initialisation; `EBUSY` once initialised.
+    pub(crate) fn set_unit_size(&self, size: UnitSize) -> Result {
+        let config = self.init_lock.write();
+        if config.disksize != 0 {
+            return Err(EBUSY);
+        }
+        self.unit_shift.store(size.shift(), Relaxed);
+        Ok(())
     }
 }

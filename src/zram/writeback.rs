@@ -40,7 +40,12 @@ fn wanted(filter: Filter, content: SlotContent, slot: &SlotGuard<'_>) -> bool {
                 && (!filter.huge || huge)
                 && (!filter.incompressible || slot.is_incompressible())
         }
-        SlotContent::Empty | SlotContent::Same(_) | SlotContent::WrittenBack(_) => false,
+        // Not written back yet: a unit's page stays in memory (Documentation/zram_rs.rst,
+        // "Compression units").
+        SlotContent::Empty
+        | SlotContent::Same(_)
+        | SlotContent::WrittenBack(_)
+        | SlotContent::InUnit(_) => false,
     }
 }
 
@@ -194,7 +199,7 @@ impl Zram {
             let read = if storage.compressed_writeback {
                 read_object_locked(slot, page.bytes_mut(), reader)
             } else {
-                read_locked(slot, content, index, page.bytes_mut(), reader)
+                read_locked(slot, content, index, page.bytes_mut(), reader, &self.stats)
             };
             if read.is_err() {
                 give_up(slot);

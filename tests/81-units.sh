@@ -1,0 +1,209 @@
+#!/bin/bash
+# Compression units (compress_unit and unit_stat, zram_rs extensions): the attribute's modes,
+# default, refusals (EINVAL) and EBUSY once initialised, reset to a page; then for each unit
+# larger than a page (16 KiB with lz4 and 64 KiB with zstd on 4 KiB pages, 64 KiB with zstd on
+# 16 KiB pages): whole units written as one object each (unit_stat), stored smaller than page by
+# page (a device of one-page units written the same data beside it), every byte read back
+# (whole units, single pages alone, bytes through the page cache), partial overwrites and
+# discards of units keeping the other pages, same-filled and incompressible units, writes not
+# aligned to a unit, ext4 on a device of units, and every counter back to 0 once everything
+# is discarded.
+. "$(dirname "$0")/lib.sh"
+
+# The runs: 16 KiB units with lz4 and 64 KiB units with zstd where a unit is more than a page
+# (on 16 KiB pages only the second).
+runs=()
+[ 16384 -gt "$PAGE" ] && runs+=("16384 lz4")
+[ 65536 -gt "$PAGE" ] && runs+=("65536 zstd")
+per_run=28
+plan $((8 + ${#runs[@]} * per_run + 5 + UNLOAD_CASES))
+
+zram_load num_devices=2
+z=$(sysblock 0)
+z1=$(sysblock 1)
+dev=/dev/zram0
+mm() { field "$1" $z/mm_stat; }
+us() { field "$1" $z/unit_stat; }
+sha() { sha256sum | cut -d' ' -f1; }
+# The device's first 4 MiB (the data's size), read direct.
+dev_sha() { dd if=$dev bs=1M count=4 iflag=direct 2>/dev/null | sha; }
+
+check_eq "compress_unit mode" 644 "$(stat -c %a $z/compress_unit)"
+check_eq "unit_stat mode" 444 "$(stat -c %a $z/unit_stat)"
+check_eq "compress_unit defaults to the page size" "$PAGE" "$(cat $z/compress_unit)"
+refused=OK
+for bad in 0 8192 32768 131072 16k abc " 65536" 0x10000 -65536 18446744073709551616; do
+	got=$(write_attr $z/compress_unit "$bad")
+	[ "$got" = "Invalid argument" ] || refused="$bad: $got"
+done
+[ "$PAGE" -gt 4096 ] && { got=$(write_attr $z/compress_unit 4096); [ "$got" = "Invalid argument" ] || refused="4096: $got"; }
+check_eq "compress_unit refuses other sizes, and sizes below a page, with EINVAL" OK "$refused"
+last=$PAGE
+[ ${#runs[@]} = 0 ] || last=${runs[${#runs[@]} - 1]% *}
+check_eq "compress_unit takes a unit before disksize" OK "$(write_attr $z/compress_unit "$last")"
+check_eq "compress_unit reads back" "$last" "$(cat $z/compress_unit)"
+echo 16M >$z/disksize
+check_eq "compress_unit once initialised: EBUSY" "Device or resource busy" "$(write_attr $z/compress_unit "$PAGE")"
+echo 1 >$z/reset
+check_eq "reset restores one page" "$PAGE" "$(cat $z/compress_unit)"
+
+# 4 MiB of programs and libraries (machine code and data that neighbouring pages share), and
+# text: what the guest has, in path order.
+data=/tmp/units.data
+{
+	find /bin /sbin /usr/bin /usr/lib /lib -xdev -type f 2>/dev/null | sort | xargs cat 2>/dev/null
+	seq 1 400000
+} | head -c $((4 << 20)) >$data
+dd if=/dev/zero of=$data bs=1 count=0 seek=$((4 << 20)) 2>/dev/null
+size=$(stat -c %s $data)
+pages=$((size / PAGE))
+want=$(sha <$data)
+random=/tmp/units.random
+head -c $((4 * 65536)) /dev/urandom >$random
+
+for run in "${runs[@]}"; do
+	unit=${run% *} algorithm=${run#* }
+	n=$((unit / PAGE))
+	{
+		what="$((unit / 1024)) KiB units, $algorithm"
+		echo "$algorithm" >$z/comp_algorithm
+		echo "$algorithm" >$z1/comp_algorithm
+		echo $unit >$z/compress_unit
+		echo 64M >$z/disksize
+		echo 64M >$z1/disksize
+		dd if=$data of=$dev bs=1M oflag=direct 2>/dev/null
+		dd if=$data of=/dev/zram1 bs=1M oflag=direct 2>/dev/null
+		objects=$(us 1)
+		check "$what: whole units stored as objects ($objects)" test "$objects" -gt 0
+		same=$(mm 6)
+		by_pages=$(us 5)
+		check_eq "$what: unit_stat's pages are the written pages but same-filled ones and units stored page by page" \
+			$((pages - same)) $(($(us 2) + by_pages * n))
+		check_eq "$what: orig_data_size" "$size" "$(mm 1)"
+		unit_bytes=$(mm 2) page_bytes=$(field 2 $z1/mm_stat)
+		ktap_print_msg "$what: compr_data_size $unit_bytes against $page_bytes page by page ($objects objects, $by_pages units page by page)"
+		# On 4 KiB pages a unit is 4 or 16 pages: smaller (the bench measures by how much). On
+		# 16 KiB pages a page is already a unit of 16 KiB: the gain is the data's (reported).
+		if [ "$PAGE" = 4096 ]; then
+			check "$what: stored smaller than page by page" test "$unit_bytes" -lt "$page_bytes"
+		else
+			check "$what: stored within 5 % of page by page" test $((unit_bytes * 100)) -lt $((page_bytes * 105))
+		fi
+		check_eq "$what: read back whole" "$want" "$(dev_sha)"
+		decompressions=$(us 3) reads=$(us 4)
+		ktap_print_msg "$what: $reads page reads, $decompressions unit decompressions"
+		check "$what: a whole unit read decompresses it about once" test $((decompressions * n)) -le $((reads * 2))
+		# Single pages alone, in an order that leaves no two of a unit in a row.
+		bad=0
+		for ((i = 0; i < 48; i++)); do
+			p=$(((i * 37 + 5) % pages))
+			a=$(dd if=$dev bs=$PAGE skip=$p count=1 iflag=direct 2>/dev/null | sha)
+			b=$(dd if=$data bs=$PAGE skip=$p count=1 2>/dev/null | sha)
+			[ "$a" = "$b" ] || bad=$((bad + 1))
+		done
+		check_eq "$what: 48 single pages read alone" 0 $bad
+		echo 3 >/proc/sys/vm/drop_caches
+		bad=0
+		for start in 1 $((PAGE - 3)) $((unit - 5)) $((unit + 777)) $((3 * unit / 2 + 1)); do
+			a=$(dd if=$dev bs=1 skip=$start count=11 2>/dev/null | od -An -tx1)
+			b=$(dd if=$data bs=1 skip=$start count=11 2>/dev/null | od -An -tx1)
+			[ "$a" = "$b" ] || bad=$((bad + 1))
+		done
+		check_eq "$what: bytes across pages and units through the page cache" 0 $bad
+		# A page in the middle of unit 2 overwritten alone: the unit's object stays for its
+		# other pages.
+		cp $data /tmp/units.expect
+		p=$((2 * n + n / 2))
+		dd if=$random of=/tmp/units.expect bs=$PAGE count=1 seek=$p conv=notrunc 2>/dev/null
+		dd if=$random of=$dev bs=$PAGE count=1 seek=$p oflag=direct 2>/dev/null
+		check_eq "$what: a page of a unit overwritten: the unit's object stays" "$objects" "$(us 1)"
+		check_eq "$what: ... and counts one page fewer" $((pages - same - by_pages * n - 1)) "$(us 2)"
+		check_eq "$what: ... every page reads as expected" "$(sha </tmp/units.expect)" \
+			"$(dev_sha)"
+		# Part of a unit discarded: those pages read as zeroes, the others keep their data.
+		first=$((5 * n + 1))
+		blkdiscard -o $((first * PAGE)) -l $(((n - 2) * PAGE)) $dev
+		dd if=/dev/zero of=/tmp/units.expect bs=$PAGE count=$((n - 2)) seek=$first conv=notrunc 2>/dev/null
+		check_eq "$what: part of a unit discarded: every page reads as expected" "$(sha </tmp/units.expect)" \
+			"$(dev_sha)"
+		# The rest of that unit discarded: its object goes.
+		before=$(us 1)
+		blkdiscard -o $((5 * unit)) -l $PAGE $dev
+		blkdiscard -o $((6 * unit - PAGE)) -l $PAGE $dev
+		dd if=/dev/zero of=/tmp/units.expect bs=$unit count=1 seek=5 conv=notrunc 2>/dev/null
+		check_eq "$what: the unit's last pages discarded: its object goes" $((before - 1)) "$(us 1)"
+		check_eq "$what: ... and the device reads as expected" "$(sha </tmp/units.expect)" \
+			"$(dev_sha)"
+		# Whole units rewritten: the old objects go, the new ones come.
+		dd if=$data of=$dev bs=$unit count=8 oflag=direct 2>/dev/null
+		dd if=$data of=/tmp/units.expect bs=$unit count=8 conv=notrunc 2>/dev/null
+		check_eq "$what: units rewritten whole read back" "$(sha </tmp/units.expect)" \
+			"$(dev_sha)"
+		# A write of units not aligned to one: its partial units at both ends page by page.
+		dd if=$data of=$dev bs=$PAGE seek=$((n + 1)) skip=1 count=$((3 * n)) oflag=direct 2>/dev/null
+		dd if=$data of=/tmp/units.expect bs=$PAGE seek=$((n + 1)) skip=1 count=$((3 * n)) conv=notrunc 2>/dev/null
+		check_eq "$what: a write across units not aligned to one reads back" "$(sha </tmp/units.expect)" \
+			"$(dev_sha)"
+		# One unit of same-filled pages, one half same-filled, one incompressible.
+		base=$((pages / n - 4))
+		same0=$(mm 6)
+		dd if=/dev/zero of=$dev bs=$unit count=1 seek=$base oflag=direct 2>/dev/null
+		dd if=/dev/zero of=/tmp/units.expect bs=$unit count=1 seek=$base conv=notrunc 2>/dev/null
+		check_eq "$what: a unit of zero pages: same_pages, no object" "$((same0 + n)) 0" \
+			"$(($(mm 6))) $(($(dd if=$dev bs=$unit skip=$base count=1 iflag=direct 2>/dev/null | tr -d '\0' | wc -c)))"
+		{ head -c $((unit / 2)) /dev/zero; head -c $((unit / 2)) $data; } >/tmp/units.half
+		dd if=/tmp/units.half of=$dev bs=$unit count=1 seek=$((base + 1)) oflag=direct 2>/dev/null
+		dd if=/tmp/units.half of=/tmp/units.expect bs=$unit count=1 seek=$((base + 1)) conv=notrunc 2>/dev/null
+		by_pages=$(us 5)
+		dd if=$random of=$dev bs=$unit count=1 seek=$((base + 2)) oflag=direct 2>/dev/null
+		dd if=$random of=/tmp/units.expect bs=$unit count=1 seek=$((base + 2)) conv=notrunc 2>/dev/null
+		check_eq "$what: an incompressible unit is stored page by page" $((by_pages + 1)) "$(us 5)"
+		check_eq "$what: ... and every page reads as expected" "$(sha </tmp/units.expect)" \
+			"$(dev_sha)"
+		# Everything discarded: every counter of stored data back to 0.
+		blkdiscard $dev
+		check_eq "$what: all discarded: unit_stat objects and pages" "0 0" "$(us 1) $(us 2)"
+		check_eq "$what: all discarded: orig_data_size, compr_data_size, same_pages" "0 0 0" "$(mm 1) $(mm 2) $(mm 6)"
+		# A file system on units: files written through the page cache, read back cold.
+		mkfs.ext4 -q -b 4096 $dev
+		mkdir -p /tmp/units.mnt
+		mount $dev /tmp/units.mnt
+		for ((i = 0; i < 6; i++)); do cp $data /tmp/units.mnt/f$i; done
+		sync
+		umount /tmp/units.mnt
+		echo 3 >/proc/sys/vm/drop_caches
+		mount $dev /tmp/units.mnt
+		bad=0
+		for ((i = 0; i < 6; i++)); do [ "$(sha </tmp/units.mnt/f$i)" = "$want" ] || bad=$((bad + 1)); done
+		check_eq "$what: ext4: six files read back cold" 0 $bad
+		check "$what: ext4: stored in units' objects ($(us 1))" test "$(us 1)" -gt 0
+		rm -f /tmp/units.mnt/f0 /tmp/units.mnt/f1
+		fstrim /tmp/units.mnt 2>/dev/null
+		umount /tmp/units.mnt
+		fsck=$(e2fsck -fn $dev 2>&1)
+		rc=$?
+		[ $rc = 0 ] || echo "$fsck" | sed 's/^/# /'
+		check_eq "$what: fsck after trimming" 0 $rc
+		# Reset with units stored: everything freed (kmemleak looks on the debug kernel).
+		check_eq "$what: reset" OK "$(write_attr $z/reset 1)"
+		check_eq "$what: reset: unit_stat zeroed" "0 0 0 0 0" "$(us 1) $(us 2) $(us 3) $(us 4) $(us 5)"
+		echo 1 >$z1/reset
+		check_eq "$what: reset: compress_unit is a page again" "$PAGE" "$(cat $z/compress_unit)"
+		check_eq "$what: no decompression failed" 0 "$(field 1 $z/io_stat)"
+	}
+done
+
+# Swap on a device of units: pages swapped out one by one (no large folios here) are stored
+# page by page, and read back.
+unit=${runs[0]% *}
+unit=${unit:-$PAGE}
+echo $unit >$z/compress_unit
+echo 64M >$z/disksize
+check "swap on units: mkswap" mkswap $dev
+check "swap on units: swapon" swapon $dev
+check_eq "swap on units: listed" 1 "$(grep -c "^$dev " /proc/swaps)"
+check "swap on units: swapoff" swapoff $dev
+check_eq "swap on units: reset" OK "$(write_attr $z/reset 1)"
+
+zram_unload
+finish
