@@ -7,7 +7,7 @@
 # (whole units, single pages alone, bytes through the page cache), partial overwrites and
 # discards of units keeping the other pages, same-filled and incompressible units, writes not
 # aligned to a unit, ext4 on a device of units, and every counter back to 0 once everything
-# is discarded.
+# is discarded; races of unit writes, page writes, discards and reads over one region; swap.
 . "$(dirname "$0")/lib.sh"
 
 # The runs: 16 KiB units with lz4 and 64 KiB units with zstd where a unit is more than a page
@@ -16,7 +16,7 @@ runs=()
 [ 16384 -gt "$PAGE" ] && runs+=("16384 lz4")
 [ 65536 -gt "$PAGE" ] && runs+=("65536 zstd")
 per_run=28
-plan $((8 + ${#runs[@]} * per_run + 5 + UNLOAD_CASES))
+plan $((8 + ${#runs[@]} * per_run + 4 + 5 + UNLOAD_CASES))
 
 zram_load num_devices=2
 z=$(sysblock 0)
@@ -192,6 +192,35 @@ for run in "${runs[@]}"; do
 		check_eq "$what: no decompression failed" 0 "$(field 1 $z/io_stat)"
 	}
 done
+
+# Races on a device of the largest unit: whole units rewritten, single pages of them
+# overwritten, parts discarded and everything read, by four writers and a reader at once over
+# the same 2 MiB; then the region written whole once more reads back exactly, and once it is
+# discarded every counter of stored data is 0 (a share released twice, or never, would show).
+unit=${runs[${#runs[@]} - 1]% *}
+unit=${unit:-$PAGE}
+echo $unit >$z/compress_unit
+echo 64M >$z/disksize
+region=$((2 << 20))
+end=$(($(date +%s) + 8))
+race_units() { while [ "$(date +%s)" -lt $end ]; do dd if=$data of=$dev bs=$unit count=$((region / unit)) oflag=direct 2>/dev/null; done; }
+race_pages() { local i=0; while [ "$(date +%s)" -lt $end ]; do dd if=$random of=$dev bs=$PAGE count=1 seek=$(((i * 7 + $1) % (region / PAGE))) oflag=direct 2>/dev/null; i=$((i + 1)); done; }
+race_discards() { local i=0; while [ "$(date +%s)" -lt $end ]; do blkdiscard -o $(((i * 3 % (region / PAGE)) * PAGE)) -l $((2 * PAGE)) $dev 2>/dev/null; i=$((i + 1)); done; }
+race_reads() { while [ "$(date +%s)" -lt $end ]; do dd if=$dev of=/dev/null bs=64K count=$((region / 65536)) iflag=direct 2>/dev/null; dd if=$dev of=/dev/null bs=$PAGE count=64 skip=5 iflag=direct 2>/dev/null; done; }
+race_units &
+race_pages 1 &
+race_pages 2 &
+race_discards &
+race_reads &
+wait
+check_eq "races: no failed reads or writes" "0 0" "$(field 1 $z/io_stat) $(field 2 $z/io_stat)"
+dd if=$data of=$dev bs=$unit count=$((region / unit)) oflag=direct 2>/dev/null
+check_eq "races: the region written whole again reads back" "$(head -c $region $data | sha)" \
+	"$(dd if=$dev bs=64K count=$((region / 65536)) iflag=direct 2>/dev/null | sha)"
+blkdiscard $dev
+check_eq "races: all discarded: unit_stat objects and pages" "0 0" "$(us 1) $(us 2)"
+check_eq "races: all discarded: orig_data_size, compr_data_size, same_pages" "0 0 0" "$(mm 1) $(mm 2) $(mm 6)"
+echo 1 >$z/reset
 
 # Swap on a device of units: pages swapped out one by one (no large folios here) are stored
 # page by page, and read back.
