@@ -618,26 +618,19 @@ impl SlotGuard<'_> {
         Some((record, place))
     }
 
-    /// What the slot's unit object is, for a unit's page.
-    pub(crate) fn unit_object(&self) -> Option<UnitObject> {
+    /// For a unit's page: the slot's place in its unit, and what the unit's object is.
+    pub(crate) fn unit_page(&self) -> Option<(usize, UnitObject)> {
         let SlotContent::InUnit(address) = self.content() else {
             return None;
         };
-        let (record, _) = self.unit_record(address)?;
+        let (record, place) = self.unit_record(address)?;
         // SAFETY: alive while the slot holds it under this guard's lock (see `unit_record`).
         let record = unsafe { record.as_ref() };
-        Some(UnitObject {
+        let object = UnitObject {
             len: record.len,
             serial: record.serial,
-        })
-    }
-
-    /// The slot's place in its unit, for a unit's page.
-    pub(crate) fn place_in_unit(&self) -> Option<usize> {
-        let SlotContent::InUnit(address) = self.content() else {
-            return None;
         };
-        Some(self.unit_record(address)?.1)
+        Some((place, object))
     }
 
     /// For a unit's page: copies the unit's compressed bytes into the start of `dst`, with

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 //! Compression units: the pure logic of storing a run of neighbouring pages as one compressed
-//! object (the zram_rs-only `compress_unit`, designed in `Documentation/zram_rs.rst`,
-//! "Compression units"; the driver's paths are not built yet, so the kernel module does not
-//! compile this file). It owns the unit sizes a device accepts ([`UnitSize`]), which whole
+//! object (the zram_rs-only `compress_unit`, see `Documentation/zram_rs.rst`, "Compression
+//! units"). It owns the unit sizes a device accepts ([`UnitSize`]), which whole
 //! units a request covers ([`UnitSize::whole_units`]), whether a unit's compressed size is
 //! worth one object ([`UnitSize::worth_an_object`]), how those bytes are cut into zsmalloc
 //! objects, which are at most a page ([`Pieces`]), and which pages of a unit still refer to

@@ -175,8 +175,7 @@ fn read_unit_into(
     reader: &mut ReaderGuard<'_>,
     stats: &Stats,
 ) -> Result {
-    let place = slot.place_in_unit().ok_or(EIO)?;
-    let object = slot.unit_object().ok_or(EIO)?;
+    let (place, object) = slot.unit_page().ok_or(EIO)?;
     let buffers = reader.unit_buffers();
     if *buffers.serial != object.serial {
         stats.count(Event::UnitDecompressed);
