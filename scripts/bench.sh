@@ -70,8 +70,8 @@ fi
 
 # The units cell's data: the corpus's kinds sampled in runs of 64 KiB (scripts/corpus.py's RUN),
 # so that a unit's pages are neighbours as in memory; counted too (instructions per page are
-# half of what the cell measures).
-if [ -z "${BENCH_LOG:-}" ] && echo units | grep -Eq "${BENCH_ONLY:-.}"; then
+# half of what the cell measures). The units-swap cell swaps the same kinds out and in.
+if [ -z "${BENCH_LOG:-}" ] && printf 'units\nunits-swap\n' | grep -Eq "${BENCH_ONLY:-.}"; then
 	export GUEST_CORPUS_UNITS=$ZRAM_RS_CACHE/vm/$(kernel_name)/corpus-units
 fi
 

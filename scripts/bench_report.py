@@ -45,6 +45,7 @@ corpus_refused = []
 # (algorithm, driver, unit) -> kind -> (pages, compr_data_size, verdict); -> mem_used_total
 units = defaultdict(dict)
 units_memory = {}
+units_swap = defaultdict(dict)
 # cell -> driver -> rep -> (reads, p50, p99, p99.9, p99.99 in ns, writers' KiB/s)
 latency = defaultdict(lambda: defaultdict(dict))
 # cell -> zram_rs's reads that waited for a decompression context (read_stat), per rep
@@ -102,6 +103,10 @@ for line in log:
     elif line.startswith("UNITS "):
         _, driver, algorithm, unit, kind, pages, compr, verdict = line.split()
         units[(algorithm, driver, int(unit))][kind] = (int(pages), int(compr), verdict)
+    elif line.startswith("UNITS_SWAP "):
+        _, driver, algorithm, mthp, kind, pages, swapped, compr, objects, unzipped, reads, verdict = line.split()
+        units_swap[(int(mthp), algorithm, driver)][kind] = (
+            int(pages), int(swapped), int(compr), int(objects), int(unzipped), int(reads), verdict)
     elif line.startswith("UNITS_MEMORY "):
         _, driver, algorithm, unit, used = line.split()
         units_memory[(algorithm, driver, int(unit))] = int(used)
@@ -249,6 +254,28 @@ for (algorithm, driver, unit), kinds in sorted(units.items()):
 if units_rows:
     write_csv("units.csv", units_rows)
 
+# The units-swap cell: per multi-size THP size and algorithm, for each kind and over the three,
+# the KiB swapped out, compr_data_size while swapped out (zram_rs beside C zram), unit objects,
+# and the unit decompressions and units' page reads of the read-back.
+units_swap_rows = []
+for (mthp, algorithm, driver), kinds in sorted(units_swap.items()):
+    c = units_swap.get((mthp, algorithm, "zram"), {})
+    row = {"mthp": mthp, "algorithm": algorithm, "driver": driver}
+    for kind in KINDS + ["all"]:
+        mine = [kinds[k] for k in (KINDS if kind == "all" else [kind]) if k in kinds]
+        theirs = [c[k] for k in (KINDS if kind == "all" else [kind]) if k in c]
+        compr, c_compr = sum(v[2] for v in mine), sum(v[2] for v in theirs)
+        row[f"{kind}_swapped_kb"] = sum(v[1] for v in mine)
+        row[f"{kind}_compr"] = compr
+        row[f"{kind}_vs_c"] = compr / c_compr - 1 if c_compr and driver != "zram" else None
+    row["objects"] = sum(v[3] for v in kinds.values())
+    row["decompressions"] = sum(v[4] for v in kinds.values())
+    row["page_reads"] = sum(v[5] for v in kinds.values())
+    row["intact"] = len(kinds) == len(KINDS) and all(v[6] == "intact" for v in kinds.values())
+    units_swap_rows.append(row)
+if units_swap_rows:
+    write_csv("units-swap.csv", units_swap_rows)
+
 
 def paired_medians(per_cell, names):
     """Rows of cells both drivers ran: per driver the median over their common repetitions of
@@ -290,7 +317,7 @@ if (out / "callgrind.txt").exists():
     counts = {case: (int(total) - base) / 1000 for case, total in raw.items() if case != "none"}
 json.dump({"header": header, "timing": timing, "rows": rows, "stosq_gb_s": stosq, "instructions_per_page": counts,
            "corpus": corpus_rows, "corpus_refused": corpus_refused, "latency": latency_rows,
-           "stats": stats_rows, "units": units_rows},
+           "stats": stats_rows, "units": units_rows, "units_swap": units_swap_rows},
           open(out / "results.json", "w"), indent=2)
 
 print(f"{header} ({timing})")
@@ -378,6 +405,21 @@ if units_rows:
         print(f"{row['algorithm']:<10} {row['driver']:<8} {row['unit']:>6} " +
               " ".join(f"{row[k + '_compr']:>10} {pct(row[k + '_vs_c']):>7}" for k in KINDS + ["all"]) +
               f" {row['memory'] or 0:>10} {pct(row['memory_vs_c']):>7} {'yes' if row['intact'] else 'NO':>7}")
+
+if units_swap_rows:
+    print("swap of multi-size THP folios (mthp) to C zram and to zram_rs units of the folio's size: KiB\n"
+          " swapped out and compr_data_size while swapped out (against C zram), unit objects, and the\n"
+          " read-back's unit decompressions and units' page reads")
+    print(f"{'mthp':>6} {'algorithm':<10} {'driver':<8} " +
+          " ".join(f"{k:>24}" for k in KINDS + ["all"]) +
+          f" {'objects':>8} {'unzipped':>9} {'reads':>8} {'intact':>7}")
+    pct = lambda v: f"{100 * v:+.1f}%" if v is not None else "-"
+    for row in units_swap_rows:
+        print(f"{row['mthp']:>6} {row['algorithm']:<10} {row['driver']:<8} " +
+              " ".join(f"{row[k + '_swapped_kb']:>6} {row[k + '_compr']:>10} {pct(row[k + '_vs_c']):>6}"
+                       for k in KINDS + ["all"]) +
+              f" {row['objects']:>8} {row['decompressions']:>9} {row['page_reads']:>8}"
+              f" {'yes' if row['intact'] else 'NO':>7}")
 
 if profiles:
     with open(out / "profiles.txt", "w") as f:

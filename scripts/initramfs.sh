@@ -117,7 +117,7 @@ case $ARCH_NAME in
 x86_64) cc=gcc ;;
 arm64) cc=aarch64-linux-gnu-gcc ;;
 esac
-for tool in memfill pagescan statread vecwrite; do
+for tool in memfill pagescan statread swapfill vecwrite; do
 	$cc -static -O2 -Wall -Wextra -o "$stage/usr/local/bin/$tool" "$ZRAM_RS_TOP/tools/$tool.c"
 done
 if [ "$ARCH_NAME" = x86_64 ]; then

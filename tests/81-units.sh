@@ -7,19 +7,28 @@
 # (whole units, single pages alone, bytes through the page cache), partial overwrites and
 # discards of units keeping the other pages, same-filled and incompressible units, writes not
 # aligned to a unit, ext4 on a device of units, and every counter back to 0 once everything
-# is discarded; races of unit writes, page writes, discards and reads over one region; swap.
+# is discarded; races of unit writes, page writes, discards and reads over one region;
+# writeback of units' pages (each page on its own, the unit's object freed with its last page;
+# with compressed_writeback units stay), recompression (units' pages passed over), mem_limit
+# (a unit past it refused, its pieces freed); swap with
+# multi-size THP of the unit's size (folios swapped out whole as units, every page read back).
 . "$(dirname "$0")/lib.sh"
 
 # The runs: 16 KiB units with lz4 and 64 KiB units with zstd where a unit is more than a page
-# (on 16 KiB pages only the second).
+# (on 16 KiB pages only the second; on the debug kernels, several times slower, only the second
+# too: the most pages per record, through the same code).
 runs=()
-[ 16384 -gt "$PAGE" ] && runs+=("16384 lz4")
+[ 16384 -gt "$PAGE" ] && [ "$DEBUG_KERNEL" = 0 ] && runs+=("16384 lz4")
 [ 65536 -gt "$PAGE" ] && runs+=("65536 zstd")
 per_run=28
-plan $((8 + ${#runs[@]} * per_run + 4 + 5 + UNLOAD_CASES))
-
 zram_load num_devices=2
 z=$(sysblock 0)
+# What C zram of this kernel has (zram_rs built for it has the same): writeback,
+# compressed_writeback (7.x), recompression.
+has() { [ -e "$z/$1" ] && echo 1 || echo 0; }
+WRITEBACK=$(has writeback) COMPRESSED_WB=$(has compressed_writeback) RECOMPRESS=$(has recompress)
+plan $((8 + ${#runs[@]} * per_run + 4 + WRITEBACK * (7 + COMPRESSED_WB) + RECOMPRESS * 4 + 4 + 6 + UNLOAD_CASES))
+
 z1=$(sysblock 1)
 dev=/dev/zram0
 mm() { field "$1" $z/mm_stat; }
@@ -222,17 +231,132 @@ check_eq "races: all discarded: unit_stat objects and pages" "0 0" "$(us 1) $(us
 check_eq "races: all discarded: orig_data_size, compr_data_size, same_pages" "0 0 0" "$(mm 1) $(mm 2) $(mm 6)"
 echo 1 >$z/reset
 
-# Swap on a device of units: pages swapped out one by one (no large folios here) are stored
-# page by page, and read back.
+# Writeback of units' pages (where C zram has writeback): a unit's page is written back on its
+# own, decompressed, and the unit's object goes with its last page; written-back pages read
+# back from the backing device. With compressed_writeback (7.x) units' pages stay in memory.
+# Text (never same-filled pages), 1 MiB of the largest unit.
+unit=${runs[${#runs[@]} - 1]% *}
+unit=${unit:-$PAGE}
+text=/tmp/units.text
+seq 1 300000 | head -c $((1 << 20)) >$text
+text_pages=$(((1 << 20) / PAGE))
+if [ "$WRITEBACK" = 1 ]; then
+	truncate -s 32M /tmp/units-wb.img
+	loop=$(losetup -f)
+	losetup "$loop" /tmp/units-wb.img
+	echo $loop >$z/backing_dev
+	echo $unit >$z/compress_unit
+	echo 16M >$z/disksize
+	dd if=$text of=$dev bs=1M oflag=direct 2>/dev/null
+	objects=$(us 1)
+	check_eq "writeback: the text stored in units ($objects objects)" "$text_pages" "$(us 2)"
+	check_eq "writeback of one unit's page (page_index=1)" "OK 1" \
+		"$(write_attr $z/writeback page_index=1) $(field 1 $z/bd_stat)"
+	check_eq "... the unit's object stays for its other pages" "$objects $((text_pages - 1))" "$(us 1) $(us 2)"
+	echo all >$z/idle
+	check_eq "writeback idle: every unit's page written back, no unit object left" \
+		"OK 0 0 $text_pages" "$(write_attr $z/writeback idle) $(us 1) $(us 2) $(field 1 $z/bd_stat)"
+	check_eq "... compr_data_size 0, orig_data_size every page" "0 $((1 << 20))" "$(mm 2) $(mm 1)"
+	check_eq "... every page reads back from the backing device" "$(sha <$text)" \
+		"$(dd if=$dev bs=1M count=1 iflag=direct 2>/dev/null | sha)"
+	blkdiscard $dev
+	check_eq "... discarded: bd_stat and orig_data_size 0" "0 0" "$(field 1 $z/bd_stat) $(mm 1)"
+	echo 1 >$z/reset
+	if [ "$COMPRESSED_WB" = 1 ]; then
+		echo 1 >$z/compressed_writeback
+		echo $loop >$z/backing_dev
+		echo $unit >$z/compress_unit
+		echo 16M >$z/disksize
+		dd if=$text of=$dev bs=1M oflag=direct 2>/dev/null
+		objects=$(us 1)
+		echo all >$z/idle
+		check_eq "compressed_writeback: units' pages stay in memory" "OK $objects $text_pages 0" \
+			"$(write_attr $z/writeback idle) $(us 1) $(us 2) $(field 1 $z/bd_stat)"
+		echo 1 >$z/reset
+		echo 0 >$z/compressed_writeback
+	fi
+	losetup -d $loop
+	rm -f /tmp/units-wb.img
+fi
+
+# Recompression (where C zram has it) passes units' pages over: they keep their object and
+# read back; a page stored on its own beside them is recompressed.
+if [ "$RECOMPRESS" = 1 ]; then
+	echo $unit >$z/compress_unit
+	echo lz4 >$z/comp_algorithm
+	echo "algo=zstd priority=1" >$z/recomp_algorithm
+	echo 16M >$z/disksize
+	dd if=$text of=$dev bs=1M oflag=direct 2>/dev/null
+	dd if=$text of=$dev bs=$PAGE count=1 seek=$((2 * text_pages)) oflag=direct 2>/dev/null
+	objects=$(us 1)
+	echo all >$z/idle
+	check_eq "recompress: OK" OK "$(write_attr $z/recompress "type=idle priority=1")"
+	check_eq "... the page on its own recompressed (block_state's r)" r \
+		"$(awk -v i=$((2 * text_pages)) '$1 == i { print substr($3, 5, 1) }' /sys/kernel/debug/zram/zram0/block_state)"
+	check_eq "recompress passes units' pages over" "$objects $text_pages" "$(us 1) $(us 2)"
+	check_eq "... and they read back" "$(sha <$text)" \
+		"$(dd if=$dev bs=1M count=1 iflag=direct 2>/dev/null | sha)"
+	echo 1 >$z/reset
+fi
+
+# mem_limit: a unit whose pieces take the pool past the limit is refused (ENOMEM, a failed
+# write, as C refuses a page) and its pieces freed; what was stored before reads back, and
+# once all is discarded nothing is left.
+# The text: every unit of it is stored as an object (none page by page, which has its own
+# check), 1 MiB in more than 128 KiB.
+echo $unit >$z/compress_unit
+echo 128K >$z/mem_limit
+echo 16M >$z/disksize
+dd if=$text of=$dev bs=$unit oflag=direct 2>/dev/null
+stored=$(mm 1)
+check "mem_limit: writes of units past the limit failed ($(field 2 $z/io_stat) failed, $stored bytes stored)" \
+	test "$(field 2 $z/io_stat)" -gt 0 -a "$stored" -gt 0
+check "mem_limit: mem_used_total ($(mm 3)) within the limit and one unit's pieces" \
+	test "$(mm 3)" -le $(((128 << 10) + 2 * unit))
+good=$((stored / unit))
+check_eq "mem_limit: the units stored first read back" "$(head -c $((good * unit)) $text | sha)" \
+	"$(dd if=$dev bs=$unit count=$good iflag=direct 2>/dev/null | sha)"
+blkdiscard $dev
+check_eq "mem_limit: all discarded: unit_stat objects and pages, compr_data_size" "0 0 0" "$(us 1) $(us 2) $(mm 2)"
+echo 1 >$z/reset
+
+# Swap with multi-size THP of the unit's size: anonymous folios of a unit swapped out whole
+# are stored as units (unit_stat counts the reads of their pages), every page memfill wrote
+# reads back as written
+# (swapped in page by page or as folios, as the kernel does), and swapoff frees every unit.
+# Skipped where the kernel has no such THP size. 64 MiB through a 16 MiB cgroup (32 on the debug
+# kernels).
 unit=${runs[0]% *}
 unit=${unit:-$PAGE}
-echo $unit >$z/compress_unit
-echo 64M >$z/disksize
-check "swap on units: mkswap" mkswap $dev
-check "swap on units: swapon" swapon $dev
-check_eq "swap on units: listed" 1 "$(grep -c "^$dev " /proc/swaps)"
-check "swap on units: swapoff" swapoff $dev
-check_eq "swap on units: reset" OK "$(write_attr $z/reset 1)"
+thp=/sys/kernel/mm/transparent_hugepage/hugepages-$((unit / 1024))kB/enabled
+if [ "$unit" -gt "$PAGE" ] && [ -w "$thp" ]; then
+	before=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $thp)
+	echo always >$thp
+	echo $unit >$z/compress_unit
+	echo 128M >$z/disksize
+	mkswap $dev >/dev/null
+	check "mTHP swap: swapon" swapon $dev
+	cg=$(memory_cgroup zram_rs_units memory.high 16M)
+	bash -c "echo \$\$ > $cg/cgroup.procs; memfill $((64 >> DEBUG_KERNEL)) 1 > /tmp/units.memfill 2>&1; echo \$? > /tmp/units.memfill.rc"
+	echo $before >$thp
+	ktap_print_msg "mTHP swap of $((unit / 1024)) KiB folios: unit_stat after memfill: $(cat $z/unit_stat); mm_stat $(cat $z/mm_stat); $(grep -h . /sys/kernel/mm/transparent_hugepage/hugepages-$((unit / 1024))kB/stats/swpout 2>/dev/null | sed 's/^/swpout /')"
+	# Swapped-in pages are freed from zram at once (a synchronous device): what shows is the
+	# reads of units' pages and the decompressions they took.
+	check "mTHP swap: folios swapped out as units were read back through them ($(us 4) page reads, $(us 3) decompressions)" \
+		test "$(us 4)" -gt 0
+	check_eq "mTHP swap: memfill read every page back as written" 0 "$(cat /tmp/units.memfill.rc)"
+	[ "$(cat /tmp/units.memfill.rc)" = 0 ] || sed 's/^/# /' /tmp/units.memfill | head -5
+	check "mTHP swap: swapoff" swapoff $dev
+	check_eq "mTHP swap: swapoff freed every unit" "0 0" "$(us 1) $(us 2)"
+	check_eq "mTHP swap: reset" OK "$(write_attr $z/reset 1)"
+	rmdir $cg
+	rm -f /tmp/units.memfill /tmp/units.memfill.rc
+else
+	for c in swapon "folios swapped out as units read back" "memfill read back" swapoff "swapoff freed every unit" reset; do
+		ktap_test_skip "mTHP swap: $c: no $((unit / 1024)) KiB THP on this kernel"
+	done
+fi
 
+rm -rf $data $random $text /tmp/units.expect /tmp/units.half /tmp/units.mnt
 zram_unload
 finish

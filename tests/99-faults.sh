@@ -21,7 +21,10 @@
 #  - memfill (tools/memfill.c) swapping to zram_rs from a memory cgroup while its own
 #    allocations fail, which fails the swap writes its reclaim makes: a failed swap write leaves
 #    the page in memory, so every page must verify, and after swapoff only the swap header is
-#    stored.
+#    stored. The device stores compression units of 16 KiB (64 KiB on 16 KiB pages) and
+#    multi-size THP of that size is on: folios swapped out whole take the unit path, whose
+#    allocations fail too (a unit is then stored page by page, whose own may fail), and are
+#    read back through their units.
 # Injection is off (probability 0, the default filters) before each check and unloading; no
 # leak (kmemleak cases of zram_unload), no oops, KASAN or lockdep report (the VM checks the log).
 # Allocation-failure reports (warn_alloc, kmem_cache_create) print a stack by design, so the
@@ -36,7 +39,7 @@
 # them first.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
-cases=17
+cases=18
 plan $((cases + UNLOAD_CASES))
 
 # shellcheck disable=SC2119 # (no module parameters)
@@ -475,6 +478,15 @@ check_eq "all discarded: orig_data_size compr_data_size same_pages huge_pages" "
 # swap writes included. memfill makes itself a failing task once it has mapped its memory: its
 # exec must not fail (past exec's point of no return a failure is a SIGSEGV).
 echo 1 >"$z/reset"
+unit=16384
+[ "$PAGE" -lt $unit ] || unit=65536
+thp=/sys/kernel/mm/transparent_hugepage/hugepages-$((unit / 1024))kB/enabled
+thp_was=
+if [ -w "$thp" ]; then
+	thp_was=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$thp")
+	echo always >"$thp"
+fi
+echo $unit >"$z/compress_unit"
 echo 1G >"$z/disksize"
 mkswap $dev >/dev/null
 swapon $dev
@@ -499,6 +511,10 @@ ktap_print_msg "memfill exit status: $rc (${SECONDS} s so far)"
 ktap_print_msg "io_stat after memfill: $(cat "$z/io_stat"); mm_stat: $(cat "$z/mm_stat")"
 check "memfill under injection: 96 MiB in a 32 MiB cgroup, every page verified" test $rc = 0
 check "swap writes failed under injection" test "$(field 2 "$z/io_stat")" -gt "$failed_writes"
+[ -z "$thp_was" ] || echo "$thp_was" >"$thp"
+ktap_print_msg "unit_stat after memfill: $(cat "$z/unit_stat")"
+check "folios swapped out as units under injection and read back through them" \
+	test "$(field 4 "$z/unit_stat")" -gt 0
 check "swapoff after injection" swapoff $dev
 check_eq "every slot freed but the swap header" "$PAGE" "$(field 1 "$z/mm_stat")"
 rmdir $cg

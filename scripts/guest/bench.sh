@@ -17,6 +17,10 @@
 #   UNITS <driver> <algorithm> <unit> <kind> <pages> <compr_data_size> <intact|differs>
 #                                      (the units cell: the kind's compr_data_size delta)
 #   UNITS_MEMORY <driver> <algorithm> <unit> <mem_used_total after the three kinds>
+#   UNITS_SWAP <driver> <algorithm> <mTHP bytes> <kind> <pages> <kB swapped out>
+#          <compr_data_size while swapped out> <unit objects> <unit decompressions>
+#          <units' page reads> <intact|differs|failed>   (units-swap cell: objects while swapped
+#                                                         out, the reads' counts after read-back)
 #   TABLE <driver> <bytes of the slot table> <pages>   (from /proc/vmallocinfo)
 #   STOSQ <GB/s>
 #   PROFILE <cell> <driver> <percent> <kernel symbol>   (BENCH_PROFILE=1: one perf run per cell)
@@ -389,6 +393,59 @@ if echo units | grep -Eq "$only" && [ -d /corpus-units ]; then
 			echo "UNITS_MEMORY $driver $algorithm $unit ${mm[2]}"
 			teardown "$driver"
 		done
+	done
+fi
+
+# Swap of large folios (units-swap): each kind of the corpus copied into anonymous memory by a
+# process of a memory cgroup, with multi-size THP of M (16 and 64 KiB, above the page size)
+# enabled, swapped out by the cgroup's memory.reclaim and read back (tools/swapfill.c), to C
+# zram and to a zram_rs device of M-sized units, with lz4 and zstd. Sizes while swapped out
+# (mm_stat's compr_data_size); after the read-back unit_stat's decompressions and page reads
+# (a unit decompressed for fewer pages than it holds was read in part). With BENCH_PROFILE=insn
+# the swap-out and the swap-in are counted: cells units-swap/<algorithm>/<kind>/<out|in>/m<M>.
+if echo units-swap | grep -Eq "$only" && [ -d /corpus-units ]; then
+	echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+	cg=/sys/fs/cgroup/bench-swap
+	for mthp in 16384 65536; do
+		thp=/sys/kernel/mm/transparent_hugepage/hugepages-$((mthp / 1024))kB/enabled
+		{ [ "$mthp" -gt "$page" ] && [ -w "$thp" ]; } || continue
+		thp_was=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$thp")
+		echo always >"$thp"
+		for algorithm in lz4 zstd; do
+			for driver in zram zram_rs; do
+				for kind in programs text anon; do
+					modprobe "$driver" num_devices=1 || exit 1
+					echo "$algorithm" >$z/comp_algorithm
+					[ "$driver" = zram ] || echo "$mthp" >$z/compress_unit
+					echo 256M >$z/disksize
+					mkswap $dev >/dev/null && swapon $dev || exit 1
+					mkdir -p $cg
+					image=/corpus-units/$kind.img
+					pages=$(($(wc -c <$image) / 4096))
+					read -r -a before <$z/mm_stat
+					[ -z "$counting" ] || grep "\[$driver\]\$" /proc/kallsyms | sed 's/^/KSYM /'
+					# swapfill's three syncs: the swap-out is the next phase, the swap-in the one after.
+					out=$(bash -c "echo \$\$ >$cg/cgroup.procs; exec swapfill $image $cg/memory.reclaim $z/mm_stat $z/unit_stat" 2>/dev/null)
+					if [ -n "$counting" ]; then
+						# Each INSN line takes the KSYM lines before it (insn_report.py).
+						echo "INSN $((insn_phase + 1)) units-swap/$algorithm/$kind/out/m$mthp $driver $pages"
+						grep "\[$driver\]\$" /proc/kallsyms | sed 's/^/KSYM /'
+						echo "INSN $((insn_phase + 2)) units-swap/$algorithm/$kind/in/m$mthp $driver $pages"
+					fi
+					insn_phase=$((insn_phase + 3))
+					read -r -a mm <<<"$(echo "$out" | sed -n "s|^$z/mm_stat ||p")"
+					swapped=$(echo "$out" | sed -n 's/^swapped //p')
+					verdict=$(echo "$out" | grep -xE 'intact|differs' || echo failed)
+					units="0 0 0"
+					[ "$driver" = zram ] || units="$(echo "$out" | sed -n "s|^$z/unit_stat ||p" | awk '{ print $1 }') $(awk '{ print $3, $4 }' $z/unit_stat)"
+					echo "UNITS_SWAP $driver $algorithm $mthp $kind $pages ${swapped:-0} $((${mm[1]:-0} - before[1])) $units $verdict"
+					swapoff $dev
+					rmdir $cg
+					teardown "$driver"
+				done
+			done
+		done
+		echo "$thp_was" >"$thp"
 	done
 fi
 

@@ -118,8 +118,10 @@ const END: usize = usize::MAX;
 /// wants it (and that holds an object not marked already), marked with `mark`; returned as
 /// indexes in the order C processes them. C files each slot at the head of the list of its
 /// size's bucket (64-byte ranges) and takes the highest non-empty bucket's head first; the
-/// lists here are the same, as links between entries. Running out of memory stops the selection quietly, as
-/// in C, and what was selected is processed.
+/// lists here are the same, as links between entries. A compression unit's page (which only
+/// writeback selects) is filed by its share of the unit's object, its size over the unit's
+/// pages. Running out of memory stops the selection quietly, as in C, and what was selected is
+/// processed.
 pub(super) fn select_slots<P>(
     storage: &Storage,
     ranges: impl Iterator<Item = (core::ops::Range<usize>, P)>,
@@ -150,8 +152,14 @@ where
             if slot.has_mark(mark) || !wants(&slot, content) {
                 continue;
             }
-            let SlotContent::Stored { size, .. } = content else {
-                continue;
+            // A unit's page by its share of the unit's object.
+            let size = match content {
+                SlotContent::Stored { size, .. } => size,
+                SlotContent::InUnit(_) => match slot.unit_page() {
+                    Some((_, object)) => object.len.div_ceil(storage.unit.pages()),
+                    None => continue,
+                },
+                _ => continue,
             };
             let Some(head) = heads.get_mut(size / BUCKET_BYTES) else {
                 continue;

@@ -33,20 +33,23 @@ use kernel::prelude::*;
 /// Whether the locked `slot`, holding `content`, is one `filter` writes back: stored in the
 /// pool (neither same-filled nor written back already), and idle, huge or incompressible (no
 /// recompression algorithm stores it smaller) where asked.
-fn wanted(filter: Filter, content: SlotContent, slot: &SlotGuard<'_>) -> bool {
-    match content {
-        SlotContent::Stored { huge, .. } => {
-            (!filter.idle || slot.is_idle())
-                && (!filter.huge || huge)
-                && (!filter.incompressible || slot.is_incompressible())
-        }
-        // Not written back yet: a unit's page stays in memory (Documentation/zram_rs.rst,
-        // "Compression units").
+///
+/// A page of a compression unit is written back on its own, decompressed (the unit is split
+/// page by page; its object goes with its last page), except by a device that writes back
+/// `compressed` objects: a unit's object is not one page's (Documentation/zram_rs.rst,
+/// "Compression units"). A unit's page is never huge nor marked incompressible.
+fn wanted(filter: Filter, compressed: bool, content: SlotContent, slot: &SlotGuard<'_>) -> bool {
+    let (huge, incompressible) = match content {
+        SlotContent::Stored { huge, .. } => (huge, slot.is_incompressible()),
+        SlotContent::InUnit(_) if !compressed => (false, false),
         SlotContent::Empty
         | SlotContent::Same(_)
         | SlotContent::WrittenBack(_)
-        | SlotContent::InUnit(_) => false,
-    }
+        | SlotContent::InUnit(_) => return false,
+    };
+    (!filter.idle || slot.is_idle())
+        && (!filter.huge || huge)
+        && (!filter.incompressible || incompressible)
 }
 
 impl Zram {
@@ -190,7 +193,8 @@ impl Zram {
             let qualifies = if marked {
                 slot.has_mark(Mark::Writeback)
             } else {
-                !slot.has_mark(Mark::Writeback) && wanted(filter, content, slot)
+                !slot.has_mark(Mark::Writeback)
+                    && wanted(filter, storage.compressed_writeback, content, slot)
             };
             if !qualifies {
                 return false;
@@ -406,8 +410,9 @@ fn mark_candidates(storage: &Storage, scans: &[Scan]) -> Result<VVec<usize>> {
                 return None;
             };
             let filter = scan.filter;
+            let compressed = storage.compressed_writeback;
             Some((start..end, move |slot: &SlotGuard<'_>, content| {
-                wanted(filter, content, slot)
+                wanted(filter, compressed, content, slot)
             }))
         }),
         Mark::Writeback,
