@@ -250,12 +250,13 @@ if [ "$WRITEBACK" = 1 ]; then
 	dd if=$text of=$dev bs=1M oflag=direct 2>/dev/null
 	objects=$(us 1)
 	check_eq "writeback: the text stored in units ($objects objects)" "$text_pages" "$(us 2)"
-	check_eq "writeback of one unit's page (page_index=1)" "OK 1" \
+	# (bd_stat counts 4 KiB blocks: a page is PAGE / 4096 of them)
+	check_eq "writeback of one unit's page (page_index=1)" "OK $((PAGE / 4096))" \
 		"$(write_attr $z/writeback page_index=1) $(field 1 $z/bd_stat)"
 	check_eq "... the unit's object stays for its other pages" "$objects $((text_pages - 1))" "$(us 1) $(us 2)"
 	echo all >$z/idle
 	check_eq "writeback idle: every unit's page written back, no unit object left" \
-		"OK 0 0 $text_pages" "$(write_attr $z/writeback idle) $(us 1) $(us 2) $(field 1 $z/bd_stat)"
+		"OK 0 0 $((text_pages * PAGE / 4096))" "$(write_attr $z/writeback idle) $(us 1) $(us 2) $(field 1 $z/bd_stat)"
 	check_eq "... compr_data_size 0, orig_data_size every page" "0 $((1 << 20))" "$(mm 2) $(mm 1)"
 	check_eq "... every page reads back from the backing device" "$(sha <$text)" \
 		"$(dd if=$dev bs=1M count=1 iflag=direct 2>/dev/null | sha)"
@@ -341,9 +342,15 @@ if [ "$unit" -gt "$PAGE" ] && [ -w "$thp" ]; then
 	echo $before >$thp
 	ktap_print_msg "mTHP swap of $((unit / 1024)) KiB folios: unit_stat after memfill: $(cat $z/unit_stat); mm_stat $(cat $z/mm_stat); $(grep -h . /sys/kernel/mm/transparent_hugepage/hugepages-$((unit / 1024))kB/stats/swpout 2>/dev/null | sed 's/^/swpout /')"
 	# Swapped-in pages are freed from zram at once (a synchronous device): what shows is the
-	# reads of units' pages and the decompressions they took.
-	check "mTHP swap: folios swapped out as units were read back through them ($(us 4) page reads, $(us 3) decompressions)" \
-		test "$(us 4)" -gt 0
+	# reads of units' pages and the decompressions they took. arm64 swaps large folios out
+	# whole only with 4 KiB pages (its Kconfig selects ARCH_WANTS_THP_SWAP only there): with
+	# 16 KiB pages they are split, stored page by page, and only the rest applies.
+	if [ "$(uname -m)" = aarch64 ] && [ "$PAGE" != 4096 ]; then
+		ktap_test_skip "mTHP swap: folios swapped out as units: arm64 with $((PAGE / 1024)) KiB pages splits them (no THP_SWAP)"
+	else
+		check "mTHP swap: folios swapped out as units were read back through them ($(us 4) page reads, $(us 3) decompressions)" \
+			test "$(us 4)" -gt 0
+	fi
 	check_eq "mTHP swap: memfill read every page back as written" 0 "$(cat /tmp/units.memfill.rc)"
 	[ "$(cat /tmp/units.memfill.rc)" = 0 ] || sed 's/^/# /' /tmp/units.memfill | head -5
 	check "mTHP swap: swapoff" swapoff $dev
