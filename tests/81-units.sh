@@ -10,7 +10,7 @@
 # is discarded; races of unit writes, page writes, discards and reads over one region;
 # writeback of units' pages (each page on its own, the unit's object freed with its last page;
 # with compressed_writeback units stay), recompression (units' pages passed over), mem_limit
-# (a unit past it refused, its pieces freed); swap with
+# (a unit past it refused, its pieces freed), compact (units' pieces moved); swap with
 # multi-size THP of the unit's size (folios swapped out whole as units, every page read back).
 . "$(dirname "$0")/lib.sh"
 
@@ -27,7 +27,7 @@ z=$(sysblock 0)
 # compressed_writeback (7.x), recompression.
 has() { [ -e "$z/$1" ] && echo 1 || echo 0; }
 WRITEBACK=$(has writeback) COMPRESSED_WB=$(has compressed_writeback) RECOMPRESS=$(has recompress)
-plan $((8 + ${#runs[@]} * per_run + 4 + WRITEBACK * (7 + COMPRESSED_WB) + RECOMPRESS * 4 + 4 + 6 + UNLOAD_CASES))
+plan $((8 + ${#runs[@]} * per_run + 4 + WRITEBACK * (7 + COMPRESSED_WB) + RECOMPRESS * 4 + 4 + 3 + 6 + UNLOAD_CASES))
 
 z1=$(sysblock 1)
 dev=/dev/zram0
@@ -319,6 +319,24 @@ check_eq "mem_limit: the units stored first read back" "$(head -c $((good * unit
 	"$(dd if=$dev bs=$unit count=$good iflag=direct 2>/dev/null | sha)"
 blkdiscard $dev
 check_eq "mem_limit: all discarded: unit_stat objects and pages, compr_data_size" "0 0 0" "$(us 1) $(us 2) $(mm 2)"
+echo 1 >$z/reset
+
+# compact: a unit's pieces are zsmalloc objects reached through their handles, which
+# compaction keeps valid while it moves them. Every other unit discarded leaves the pool's
+# zspages half used; compact moves objects (mm_stat's pages_compacted grows) and every page
+# left reads back.
+echo $unit >$z/compress_unit
+echo 16M >$z/disksize
+dd if=$data of=$dev bs=1M oflag=direct 2>/dev/null
+cp $data /tmp/units.expect
+for ((u = 0; u < size / unit; u += 2)); do
+	blkdiscard -o $((u * unit)) -l $unit $dev
+	dd if=/dev/zero of=/tmp/units.expect bs=$unit count=1 seek=$u conv=notrunc 2>/dev/null
+done
+compacted=$(mm 7)
+check_eq "compact with units' pieces in the pool" OK "$(write_attr $z/compact 1)"
+check "... moved objects (pages_compacted $compacted -> $(mm 7))" test "$(mm 7)" -gt "$compacted"
+check_eq "... and every page left reads back" "$(sha </tmp/units.expect)" "$(dev_sha)"
 echo 1 >$z/reset
 
 # Swap with multi-size THP of the unit's size: anonymous folios of a unit swapped out whole
