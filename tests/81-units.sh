@@ -322,22 +322,37 @@ check_eq "mem_limit: all discarded: unit_stat objects and pages, compr_data_size
 echo 1 >$z/reset
 
 # compact: a unit's pieces are zsmalloc objects reached through their handles, which
-# compaction keeps valid while it moves them. Every other unit discarded leaves the pool's
-# zspages half used; compact moves objects (mm_stat's pages_compacted grows) and every page
-# left reads back.
+# compaction keeps valid while it moves them. 96 units, each of its own text (a line naming
+# it, repeated, after 900 letters of its own), compress to pieces of about the same size
+# class, many to a zspage; every other unit discarded leaves those zspages half used, compact
+# moves objects (mm_stat's pages_compacted grows) and every unit left reads back.
+count=96
+awk -v n=$count -v u=$unit 'BEGIN {
+	srand(27)
+	for (i = 0; i < n; i++) {
+		s = ""
+		for (j = 0; j < 900; j++) s = s sprintf("%c", 97 + int(rand() * 26))
+		# (doubled up to the unit: appending a line at a time would copy the whole unit each time)
+		rep = sprintf("compression unit %d of the compact case\n", i)
+		while (length(rep) < u) rep = rep rep
+		printf "%s", substr(s rep, 1, u)
+	}
+}' >/tmp/units.compact
 echo $unit >$z/compress_unit
 echo 16M >$z/disksize
-dd if=$data of=$dev bs=1M oflag=direct 2>/dev/null
-cp $data /tmp/units.expect
-for ((u = 0; u < size / unit; u += 2)); do
+dd if=/tmp/units.compact of=$dev bs=1M oflag=direct 2>/dev/null
+cp /tmp/units.compact /tmp/units.expect
+for ((u = 0; u < count; u += 2)); do
 	blkdiscard -o $((u * unit)) -l $unit $dev
 	dd if=/dev/zero of=/tmp/units.expect bs=$unit count=1 seek=$u conv=notrunc 2>/dev/null
 done
 compacted=$(mm 7)
-check_eq "compact with units' pieces in the pool" OK "$(write_attr $z/compact 1)"
+check_eq "compact with units' pieces in the pool ($(us 1) objects)" OK "$(write_attr $z/compact 1)"
 check "... moved objects (pages_compacted $compacted -> $(mm 7))" test "$(mm 7)" -gt "$compacted"
-check_eq "... and every page left reads back" "$(sha </tmp/units.expect)" "$(dev_sha)"
+check_eq "... and every unit left reads back" "$(sha </tmp/units.expect)" \
+	"$(dd if=$dev bs=$unit count=$count iflag=direct 2>/dev/null | sha)"
 echo 1 >$z/reset
+rm -f /tmp/units.compact
 
 # Swap with multi-size THP of the unit's size: anonymous folios of a unit swapped out whole
 # are stored as units (unit_stat counts the reads of their pages), every page memfill wrote
