@@ -395,12 +395,16 @@ if corpus_rows:
         print(f"  refused by {refused[0]}: {refused[1]} {refused[2]}")
     print("(published: the 6.12 dictionary patches' cover letter, one 1.75 GB data set of its own)")
 
+def pct(v):
+    """A relative difference as a signed percentage, "-" for none."""
+    return f"{100 * v:+.1f}%" if v is not None else "-"
+
+
 if units_rows:
     print("compression units on the corpus in runs of 64 KiB (compr_data_size from mm_stat, bytes, and\n"
           " against C zram's one-page units of the same algorithm; memory: mem_used_total)")
     print(f"{'algorithm':<10} {'driver':<8} {'unit':>6} " +
           " ".join(f"{k:>18}" for k in KINDS + ["all"]) + f" {'memory':>18} {'intact':>7}")
-    pct = lambda v: f"{100 * v:+.1f}%" if v is not None else "-"
     for row in units_rows:
         print(f"{row['algorithm']:<10} {row['driver']:<8} {row['unit']:>6} " +
               " ".join(f"{row[k + '_compr']:>10} {pct(row[k + '_vs_c']):>7}" for k in KINDS + ["all"]) +
@@ -413,7 +417,6 @@ if units_swap_rows:
     print(f"{'mthp':>6} {'algorithm':<10} {'driver':<8} " +
           " ".join(f"{k:>24}" for k in KINDS + ["all"]) +
           f" {'objects':>8} {'unzipped':>9} {'reads':>8} {'intact':>7}")
-    pct = lambda v: f"{100 * v:+.1f}%" if v is not None else "-"
     for row in units_swap_rows:
         print(f"{row['mthp']:>6} {row['algorithm']:<10} {row['driver']:<8} " +
               " ".join(f"{row[k + '_swapped_kb']:>6} {row[k + '_compr']:>10} {pct(row[k + '_vs_c']):>6}"

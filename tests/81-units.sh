@@ -362,17 +362,14 @@ rm -f /tmp/units.compact
 # kernels).
 unit=${runs[0]% *}
 unit=${unit:-$PAGE}
-thp=/sys/kernel/mm/transparent_hugepage/hugepages-$((unit / 1024))kB/enabled
-if [ "$unit" -gt "$PAGE" ] && [ -w "$thp" ]; then
-	before=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $thp)
-	echo always >$thp
+if [ "$unit" -gt "$PAGE" ] && mthp_on $unit; then
 	echo $unit >$z/compress_unit
 	echo 128M >$z/disksize
 	mkswap $dev >/dev/null
 	check "mTHP swap: swapon" swapon $dev
 	cg=$(memory_cgroup zram_rs_units memory.high 16M)
 	bash -c "echo \$\$ > $cg/cgroup.procs; memfill $((64 >> DEBUG_KERNEL)) 1 > /tmp/units.memfill 2>&1; echo \$? > /tmp/units.memfill.rc"
-	echo $before >$thp
+	mthp_off
 	ktap_print_msg "mTHP swap of $((unit / 1024)) KiB folios: unit_stat after memfill: $(cat $z/unit_stat); mm_stat $(cat $z/mm_stat); $(grep -h . /sys/kernel/mm/transparent_hugepage/hugepages-$((unit / 1024))kB/stats/swpout 2>/dev/null | sed 's/^/swpout /')"
 	# Swapped-in pages are freed from zram at once (a synchronous device): what shows is the
 	# reads of units' pages and the decompressions they took. arm64 swaps large folios out

@@ -480,12 +480,7 @@ check_eq "all discarded: orig_data_size compr_data_size same_pages huge_pages" "
 echo 1 >"$z/reset"
 unit=16384
 [ "$PAGE" -lt $unit ] || unit=65536
-thp=/sys/kernel/mm/transparent_hugepage/hugepages-$((unit / 1024))kB/enabled
-thp_was=
-if [ -w "$thp" ]; then
-	thp_was=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$thp")
-	echo always >"$thp"
-fi
+mthp_on $unit || true
 echo $unit >"$z/compress_unit"
 echo 1G >"$z/disksize"
 mkswap $dev >/dev/null
@@ -511,7 +506,7 @@ ktap_print_msg "memfill exit status: $rc (${SECONDS} s so far)"
 ktap_print_msg "io_stat after memfill: $(cat "$z/io_stat"); mm_stat: $(cat "$z/mm_stat")"
 check "memfill under injection: 96 MiB in a 32 MiB cgroup, every page verified" test $rc = 0
 check "swap writes failed under injection" test "$(field 2 "$z/io_stat")" -gt "$failed_writes"
-[ -z "$thp_was" ] || echo "$thp_was" >"$thp"
+mthp_off
 ktap_print_msg "unit_stat after memfill: $(cat "$z/unit_stat")"
 check "folios swapped out as units under injection and read back through them" \
 	test "$(field 4 "$z/unit_stat")" -gt 0

@@ -276,6 +276,20 @@ field() {
 	awk -v n="$1" '{ print $n }' "$2"
 }
 
+# mthp_on BYTES: multi-size THP of BYTES on ("always") for anonymous memory, when the kernel
+# has that size; fails otherwise. mthp_off puts back what mthp_on found.
+MTHP_ENABLED= MTHP_WAS=
+mthp_on() {
+	MTHP_ENABLED=/sys/kernel/mm/transparent_hugepage/hugepages-$(($1 / 1024))kB/enabled
+	[ -w "$MTHP_ENABLED" ] || return 1
+	MTHP_WAS=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$MTHP_ENABLED")
+	echo always >"$MTHP_ENABLED"
+}
+mthp_off() {
+	[ -z "$MTHP_WAS" ] || echo "$MTHP_WAS" >"$MTHP_ENABLED"
+	MTHP_WAS=
+}
+
 # memory_cgroup NAME LIMIT SIZE: creates cgroup NAME under the cgroup2 root with the memory
 # controller and LIMIT (memory.high or memory.max) set to SIZE; prints its directory.
 memory_cgroup() {
