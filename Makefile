@@ -13,7 +13,8 @@
 #   make ci-fresh .ci/run as on a fresh machine: a temporary cache, removed when it ends
 #
 # ARCH=x86_64 (default) or arm64; KCONFIG=debug for the debug kernel; ACCEL=tcg (default) or kvm;
-# KERNEL=6.12 (default) or 7.3: the kernel series built against and booted.
+# KERNEL=6.12 (default) or 7.3: the kernel series built against and booted; debian-7.3 or
+# debian-unstable: Debian's own kernel of that suite, zram_rs from the package's DKMS build.
 
 ARCH ?= x86_64
 export ARCH_NAME := $(ARCH)

@@ -104,9 +104,16 @@ for line in log:
         _, driver, algorithm, unit, kind, pages, compr, verdict = line.split()
         units[(algorithm, driver, int(unit))][kind] = (int(pages), int(compr), verdict)
     elif line.startswith("UNITS_SWAP "):
-        _, driver, algorithm, mthp, kind, pages, swapped, compr, objects, unzipped, reads, verdict = line.split()
+        fields = line.split()[1:]
+        driver, algorithm, mthp, kind, pages, swapped, compr, objects, unzipped, reads = fields[:10]
+        # (runs before unit_stat counted partial reads and reads straight into a folio's pages
+        # printed neither, or only the first)
+        partial = fields[10] if len(fields) >= 12 else "0"
+        straight = fields[11] if len(fields) >= 13 else "0"
+        verdict = fields[-1]
         units_swap[(int(mthp), algorithm, driver)][kind] = (
-            int(pages), int(swapped), int(compr), int(objects), int(unzipped), int(reads), verdict)
+            int(pages), int(swapped), int(compr), int(objects), int(unzipped), int(reads), verdict,
+            int(partial), int(straight))
     elif line.startswith("UNITS_MEMORY "):
         _, driver, algorithm, unit, used = line.split()
         units_memory[(algorithm, driver, int(unit))] = int(used)
@@ -256,7 +263,8 @@ if units_rows:
 
 # The units-swap cell: per multi-size THP size and algorithm, for each kind and over the three,
 # the KiB swapped out, compr_data_size while swapped out (zram_rs beside C zram), unit objects,
-# and the unit decompressions and units' page reads of the read-back.
+# and the unit decompressions, units' page reads, partial reads and units decompressed straight
+# into a folio's pages of the read-back.
 units_swap_rows = []
 for (mthp, algorithm, driver), kinds in sorted(units_swap.items()):
     c = units_swap.get((mthp, algorithm, "zram"), {})
@@ -271,6 +279,8 @@ for (mthp, algorithm, driver), kinds in sorted(units_swap.items()):
     row["objects"] = sum(v[3] for v in kinds.values())
     row["decompressions"] = sum(v[4] for v in kinds.values())
     row["page_reads"] = sum(v[5] for v in kinds.values())
+    row["partial_reads"] = sum(v[7] for v in kinds.values())
+    row["straight"] = sum(v[8] for v in kinds.values())
     row["intact"] = len(kinds) == len(KINDS) and all(v[6] == "intact" for v in kinds.values())
     units_swap_rows.append(row)
 if units_swap_rows:
@@ -413,15 +423,17 @@ if units_rows:
 if units_swap_rows:
     print("swap of multi-size THP folios (mthp) to C zram and to zram_rs units of the folio's size: KiB\n"
           " swapped out and compr_data_size while swapped out (against C zram), unit objects, and the\n"
-          " read-back's unit decompressions and units' page reads")
+          " read-back's unit decompressions, units' page reads, partial reads (pages read by a\n"
+          " request that covered part of their unit) and units decompressed straight into a folio")
     print(f"{'mthp':>6} {'algorithm':<10} {'driver':<8} " +
           " ".join(f"{k:>24}" for k in KINDS + ["all"]) +
-          f" {'objects':>8} {'unzipped':>9} {'reads':>8} {'intact':>7}")
+          f" {'objects':>8} {'unzipped':>9} {'reads':>8} {'partial':>8} {'straight':>8} {'intact':>7}")
     for row in units_swap_rows:
         print(f"{row['mthp']:>6} {row['algorithm']:<10} {row['driver']:<8} " +
               " ".join(f"{row[k + '_swapped_kb']:>6} {row[k + '_compr']:>10} {pct(row[k + '_vs_c']):>6}"
                        for k in KINDS + ["all"]) +
               f" {row['objects']:>8} {row['decompressions']:>9} {row['page_reads']:>8}"
+              f" {row['partial_reads']:>8} {row['straight']:>8}"
               f" {'yes' if row['intact'] else 'NO':>7}")
 
 if profiles:

@@ -12,13 +12,14 @@ key=$(ARCH_NAME=x86_64 KCONFIG_VARIANT= KERNEL_SERIES=$KSRC_SERIES kernel_key)
 clients=$(ZRAM_RS_CACHE=$scratch/cache "$here/clients.sh" dir)
 kept=(
 	"src/linux-source-$KSRC_SERIES" "kernel/$name-$key" "kernel/.$name-$key.lock" "module/$name-$key"
-	"vm/$name" vm/arm64-16k vm/debian-7.3-rt-amd64 kernel/debian-7.3-cloud-amd64
+	"vm/$name" vm/arm64-16k vm/debian-7.3-rt-amd64 kernel/debian-7.3-cloud-amd64 kernel/debian-unstable-amd64
+	vm/debian-unstable-amd64 debian/unstable-user-amd64 apt/unstable
 	debian/trixie-user-amd64 debian/trixie-user-amd64.lock apt/trixie "tools-bindgen-$BINDGEN_VERSION"
 	arm64-userland "${clients#"$scratch/cache/"}"
 )
 stale=(
 	"kernel/$name-0123456789abcdef" "kernel/.$name-0123456789abcdef.lock" "module/$name-0123456789abcdef"
-	kernel/x86_64-nosuchvariant-0123456789abcdef vm/x86_64-nosuchvariant vm/debian-7.2-amd64
+	kernel/x86_64-nosuchvariant-0123456789abcdef vm/x86_64-nosuchvariant vm/debian-7.2-amd64 kernel/debian-sid-amd64 debian/sid-user-amd64
 	src/linux-source-6.1 src/linux-source-6.1.tar.xz tools-bindgen-0.65.1 tools debian/trixie-0123456789ab
 	debian/trixie-user-amd64.new apt/bookworm clients/0123456789ab qemu-plugin/1.0.0 kernel/x86_64
 )

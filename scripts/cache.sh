@@ -31,14 +31,16 @@ kernel_version() {
 }
 
 # valid_name NAME: NAME is a kernel the tree can build or install (kernel_name's forms: ARCH,
-# -VARIANT, -7.3, -prepared; debian-7.3-FLAVOUR). Sets arch, variant and series (a prepared
+# -VARIANT, -7.3, -prepared; debian-7.3-FLAVOUR, debian-unstable-FLAVOUR). Sets arch, variant
+# and series (a prepared
 # tree's key is the built one's).
 valid_name() {
 	local name=$1 rest
 	arch= variant= series=6.12
 	case $name in
-	debian-7.3-amd64 | debian-7.3-cloud-amd64 | debian-7.3-rt-amd64)
-		series=debian-7.3
+	debian-7.3-amd64 | debian-7.3-cloud-amd64 | debian-7.3-rt-amd64 | debian-unstable-amd64 | \
+		debian-unstable-cloud-amd64 | debian-unstable-rt-amd64)
+		series=debian
 		return 0
 		;;
 	x86_64 | x86_64-* | arm64 | arm64-*) ;;
@@ -70,7 +72,7 @@ used() {
 	local kind=$1 entry=$2 base=${2##*/}
 	case $kind in
 	apt)
-		case $base in trixie | trixie-backports) echo yes ;; *) echo no ;; esac
+		case $base in trixie | trixie-backports | unstable) echo yes ;; *) echo no ;; esac
 		;;
 	arm64-userland) echo yes ;;
 	clients)
@@ -79,7 +81,8 @@ used() {
 	debian)
 		local root=${base%.lock}
 		case $root in
-		trixie-user-amd64 | trixie-user-cloud-amd64 | trixie-user-rt-amd64) echo yes ;;
+		trixie-user-amd64 | trixie-user-cloud-amd64 | trixie-user-rt-amd64 | unstable-user-amd64 | \
+			unstable-user-cloud-amd64 | unstable-user-rt-amd64) echo yes ;;
 		*)
 			[ "$cache/debian/$root" = "$(DEBIAN_ROOT=toolchain "$here/debian-root.sh" path)" ] &&
 				echo yes || echo no
@@ -89,7 +92,7 @@ used() {
 	kernel | module)
 		local name=${base#.} key
 		name=${name%.lock}
-		if valid_name "$name" && [ "$series" = debian-7.3 ]; then
+		if valid_name "$name" && [ "$series" = debian ]; then
 			# Debian's kernel: installed, not built, under its flavour's name (kernel/ only).
 			[ "$kind" = kernel ] && echo yes || echo no
 			return

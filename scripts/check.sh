@@ -65,8 +65,8 @@ record "rustfmt --check" $?
 # frame-size ones, more under KASAN) are not the module's, which the build below is judged by.
 kdir=$("$here/kernel.sh" | tail -n 1)
 rc=$?
-if [ "$KERNEL_SERIES" = debian-7.3 ]; then
-	record "Debian 13's $(debian_flavour) kernel and zram_rs from the package's DKMS build: the README's sequence" $rc
+if debian_kernel; then
+	record "$(debian_label)'s $(debian_flavour) kernel and zram_rs from the package's DKMS build: the README's sequence" $rc
 else
 	record "the test kernel builds" $rc
 fi
@@ -79,7 +79,7 @@ build_log=$(mktemp)
 # module needs none of the missing libraries' symbols. (x86_64's normal kernels; the build
 # below rebuilds everything.)
 if [ "$ARCH_NAME" = x86_64 ] && [ -z "$KCONFIG_VARIANT" ] && [ "$KERNEL_PREPARED_ONLY" = 0 ] &&
-	[ "$KERNEL_SERIES" != debian-7.3 ]; then
+	! debian_kernel; then
 	ZRAM_RS_REBUILD=1 "$here/module.sh" CLIPPY=1 CONFIG_ZRAM_BACKEND_LZO= CONFIG_ZRAM_BACKEND_842= \
 		CONFIG_ZRAM_MULTI_COMP= CONFIG_ZRAM_WRITEBACK= CONFIG_ZRAM_MEMORY_TRACKING= \
 		CONFIG_ZRAM_TRACK_ENTRY_ACTIME= >"$build_log" 2>&1
@@ -106,7 +106,7 @@ record "zram_rs.ko builds with CLIPPY=1 and no warning" $rc
 rm -f "$build_log"
 timed module-build "$phase"
 counted < <("$here/cache-check.sh" 2>&1)
-if [ "$KERNEL_SERIES" = debian-7.3 ]; then
+if debian_kernel; then
 	# The package's DKMS path in the Debian root: signature, lock, keys, BINDGEN, upgrade order.
 	phase=$(date +%s)
 	counted < <("$here/debian-dkms-check.sh" "$kdir" 2>&1)
@@ -125,7 +125,7 @@ fi
 # package, and the suite boots what its DKMS build made.)
 dkms_ko=
 if [ "$ARCH_NAME" = x86_64 ] && [ -z "$KCONFIG_VARIANT" ] && [ "$KERNEL_PREPARED_ONLY" = 0 ] &&
-	[ "$KERNEL_SERIES" != debian-7.3 ]; then
+	! debian_kernel; then
 	echo "== package (DKMS)"
 	phase=$(date +%s)
 	dkms_ko=$(mktemp --suffix=.ko)

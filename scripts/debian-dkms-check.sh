@@ -1,8 +1,8 @@
 #!/bin/bash
 # usage: debian-dkms-check.sh KERNEL_DIR
-# The package's DKMS path as a Debian 13 user meets it, in the Debian root where the README's
-# sequence installed Debian's kernel and the package (make check KERNEL=debian-7.3, after
-# scripts/debian-kernel.sh; KERNEL_DIR is its output): the module DKMS built carries DKMS's
+# The package's DKMS path as a Debian user meets it, in the Debian root where the README's
+# sequence installed Debian's kernel and the package (make check KERNEL=debian-7.3 or
+# debian-unstable, after scripts/debian-kernel.sh; KERNEL_DIR is its output): the module DKMS built carries DKMS's
 # signature (Secure Boot); one build of a release at a time; the Rust artefacts made for
 # another build of the same release (a new Debian revision, another .config) are not reused;
 # BINDGEN from /etc/default/zram-rs-dkms; and a kernel upgrade in either order: the source
@@ -17,11 +17,15 @@ kdir=$1
 export DEBIAN_ROOT=user-$(debian_flavour)
 root=$("$here/debian-root.sh" path)
 release=$(cat "$kdir/include/config/kernel.release")
+# The kernel's series, whose linux-source package the DKMS build takes the Rust artefacts from.
+series=$(echo "$release" | cut -d. -f1,2)
+label=$(debian_label)
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-# in_root SCRIPT: SCRIPT run by sh in the root, with RELEASE set; its output to the log.
+# in_root SCRIPT: SCRIPT run by sh in the root, with RELEASE and SERIES set; its output to the
+# log.
 in_root() {
-	"$here/debian-root.sh" run env RELEASE="$release" sh -c "set -u; $1" >>"$log" 2>&1
+	"$here/debian-root.sh" run env RELEASE="$release" SERIES="$series" sh -c "set -u; $1" >>"$log" 2>&1
 }
 record() {
 	if [ "$2" = 0 ]; then
@@ -47,7 +51,7 @@ in_root "$common"'
 		openssl x509 -in /var/lib/dkms/mok.pub -noout -serial)
 	serial=$(echo "${serial#serial=}" | tr A-F a-f | sed "s/^0*//"); echo "mok.pub serial: $serial"
 	[ "$signer" = "DKMS module signing key" ] && [ -n "$serial" ] && [ "$(echo "$sig_key" | sed "s/^0*//")" = "$serial" ]'
-record "Debian 13: the module DKMS built is signed with DKMS's machine owner key (modinfo -F signer: DKMS module signing key, its sig_key mok.pub's serial)" $?
+record "$label: the module DKMS built is signed with DKMS's machine owner key (modinfo -F signer: DKMS module signing key, its sig_key mok.pub's serial)" $?
 
 # The module DKMS installed is built from this tree's code, not kept from an earlier build of
 # the same version: the name of every attribute that src/attrs.rs lists on every kernel is in
@@ -72,7 +76,7 @@ rm -f "$plain"
 [ -z "$missing" ]
 rc=$?
 [ $rc = 0 ] || echo "the module ${ko:-(none)} lacks:$missing" >"$log"
-record "Debian 13: the module DKMS built is this tree's code (the name of every attribute src/attrs.rs always lists is in it)" $rc
+record "$label: the module DKMS built is this tree's code (the name of every attribute src/attrs.rs always lists is in it)" $rc
 
 # One build of a release at a time: while the release's lock is held, rust-tree.sh waits.
 in_root "$common"'
@@ -80,13 +84,13 @@ in_root "$common"'
 	timeout 4 sh "$src/dkms/rust-tree.sh" "$build" "$RELEASE" rustc; rc=$?; wait
 	echo "rust-tree.sh under a held lock: exit $rc"; [ $rc = 124 ] &&
 	[ "$(sh "$src/dkms/rust-tree.sh" "$build" "$RELEASE" rustc)" = "$state" ]'
-record "Debian 13: a second build of the release waits for the first's lock, then takes the tree it made" $?
+record "$label: a second build of the release waits for the first's lock, then takes the tree it made" $?
 
 # A new build of the same release (another revision of the headers package, or another
 # .config): the tree made for the old one is not taken. The source hidden, rust-tree.sh
 # --source tells: the tree made for this build serves, one made for another does not.
 in_root "$common"'
-	mv /usr/src/linux-source-7.3.tar.xz /usr/src/linux-source-7.3.tar.xz.hidden
+	mv /usr/src/linux-source-$SERIES.tar.xz /usr/src/linux-source-$SERIES.tar.xz.hidden
 	cp "$state/.zram_rs-key" /tmp/key
 	sh "$src/dkms/rust-tree.sh" --source "$build" "$RELEASE"; same=$?
 	echo "linux-headers-$RELEASE 0:another-revision $(sha256sum <$build/.config | cut -d" " -f1)" >"$state/.zram_rs-key"
@@ -94,10 +98,10 @@ in_root "$common"'
 	echo "$(cut -d" " -f1,2 /tmp/key) 0000" >"$state/.zram_rs-key"
 	sh "$src/dkms/rust-tree.sh" --source "$build" "$RELEASE"; config=$?
 	cp /tmp/key "$state/.zram_rs-key"
-	mv /usr/src/linux-source-7.3.tar.xz.hidden /usr/src/linux-source-7.3.tar.xz
+	mv /usr/src/linux-source-$SERIES.tar.xz.hidden /usr/src/linux-source-$SERIES.tar.xz
 	echo "same build: $same, another revision: $revision, another .config: $config"
 	[ $same = 0 ] && [ $revision = 1 ] && [ $config = 1 ]'
-record "Debian 13: Rust artefacts made for another revision of the headers or another .config of the same release are made again, not reused" $?
+record "$label: Rust artefacts made for another revision of the headers or another .config of the same release are made again, not reused" $?
 
 # BINDGEN from /etc/default/zram-rs-dkms (DKMS's hooks pass no environment): with the tree's
 # key stale, the build reaches the tool checks and names the bindgen set there.
@@ -108,7 +112,7 @@ in_root "$common"'
 	(cd "$src" && sh dkms/build.sh "$build" "$RELEASE") 2>/tmp/out; rc=$?
 	rm -f /etc/default/zram-rs-dkms; cp /tmp/key "$state/.zram_rs-key"
 	cat /tmp/out; [ $rc != 0 ] && grep -q "/opt/no-such/bindgen" /tmp/out'
-record "Debian 13: BINDGEN is read from /etc/default/zram-rs-dkms" $?
+record "$label: BINDGEN is read from /etc/default/zram-rs-dkms" $?
 
 # The usual kernel upgrade: the source is there when the headers come; their DKMS hook (what
 # linux-headers' postinst runs) builds and installs zram_rs for the release.
@@ -116,33 +120,33 @@ in_root "$common"'
 	dkms uninstall -m zram_rs -v "$version" -k "$RELEASE" >/dev/null 2>&1 || true
 	dkms unbuild -m zram_rs -v "$version" -k "$RELEASE" >/dev/null
 	! installed && /etc/kernel/header_postinst.d/dkms "$RELEASE" && installed'
-record "Debian 13: source before headers: the headers' DKMS hook builds and installs zram_rs" $?
+record "$label: source before headers: the headers' DKMS hook builds and installs zram_rs" $?
 
 # A kernel upgrade whose headers come before the kernel's source: zram_rs unbuilt for the
-# release (still added to DKMS) and its Rust artefacts set aside (as for a new release), linux-source-7.3 removed;
+# release (still added to DKMS) and its Rust artefacts set aside (as for a new release), linux-source-SERIES removed;
 # the headers' DKMS hook (what linux-headers' postinst runs) succeeds, skipping zram_rs with
 # one line naming the package to install; then the source's package is installed and its
 # trigger builds and installs zram_rs (with the artefacts put back: nothing is made again).
 in_root "$common"'
 	set -e
 	cd /root
-	have=$(dpkg-query -W -f "\${Version}" linux-source-7.3)
-	[ -e linux-source-7.3_*.deb ] || apt-get download -q "linux-source-7.3=$have" >/dev/null
+	have=$(dpkg-query -W -f "\${Version}" linux-source-$SERIES)
+	[ -e linux-source-${SERIES}_*.deb ] || apt-get download -q "linux-source-$SERIES=$have" >/dev/null
 	dkms uninstall -m zram_rs -v "$version" -k "$RELEASE" >/dev/null 2>&1 || true
 	dkms unbuild -m zram_rs -v "$version" -k "$RELEASE" >/dev/null
 	dkms status -m zram_rs -v "$version" | grep -q . # (still added, as for a new kernel)
 	mv "$state" "$state.aside"
-	dpkg -r linux-source-7.3 >/dev/null
+	dpkg -r linux-source-$SERIES >/dev/null
 	rc=0; /etc/kernel/header_postinst.d/dkms "$RELEASE" >/tmp/out 2>&1 || rc=$?
 	cat /tmp/out; echo "headers hook: exit $rc"
-	[ $rc = 0 ] && grep -q "^zram_rs: not built for $RELEASE: .*install linux-source-7.3=$have\$" /tmp/out && ! installed
+	[ $rc = 0 ] && grep -q "^zram_rs: not built for $RELEASE: .*install linux-source-$SERIES=$have\$" /tmp/out && ! installed
 	mv "$state.aside" "$state"
-	dpkg -i linux-source-7.3_*.deb 2>&1 | tail -n 5
+	dpkg -i linux-source-${SERIES}_*.deb 2>&1 | tail -n 5
 	installed && dkms status -m zram_rs -k "$RELEASE"'
 rc=$?
 # (never leave the root without its source, its artefacts or the module)
 in_root "$common"'
-	[ -e /usr/src/linux-source-7.3.tar.xz ] || dpkg -i /root/linux-source-7.3_*.deb
+	[ -e /usr/src/linux-source-$SERIES.tar.xz ] || dpkg -i /root/linux-source-${SERIES}_*.deb
 	[ ! -e "$state.aside" ] || { rm -rf "$state"; mv "$state.aside" "$state"; }
 	installed || dkms install -m zram_rs -v "$version" -k "$RELEASE"' >/dev/null 2>&1
-record "Debian 13: headers before the kernel's source: the headers' DKMS hook succeeds with one line naming linux-source-7.3, and the source's arrival builds zram_rs" $rc
+record "$label: headers before the kernel's source: the headers' DKMS hook succeeds with one line naming linux-source-$series, and the source's arrival builds zram_rs" $rc

@@ -1,28 +1,43 @@
 #!/bin/bash
 # usage: debian-kernel.sh
-# Debian 13's own 7.3 kernel for the VM suite (make check KERNEL=debian-7.3; KCONFIG=cloud or rt
-# for the other flavours), set up as a Debian 13 user sets it up: in a bare Debian 13 root in
-# the cache (scripts/debian-root.sh, DEBIAN_ROOT=user-FLAVOUR), the commands of the README's
-# Debian 13 section run as written there — trixie-backports added (from the mirror this
-# machine's apt uses instead of deb.debian.org), `apt install -t trixie-backports
-# linux-image-FLAVOUR linux-headers-FLAVOUR`, then `apt install ./zram-rs-dkms_VERSION_all.deb`
-# with the work tree's package (make deb), whose DKMS build makes zram_rs.ko for that kernel —
-# up to the reboot; tests/36-debian-sequence.sh runs the rest in the VM. Nothing is built here but by
-# the package. The root is made again when the package's dependencies or the sequence change;
-# otherwise each run removes the package there and installs the new one (its DKMS build then
-# finds the kernel's Rust artefacts made the first time).
+# Debian's own kernel for the VM suite (make check KERNEL=debian-7.3: Debian 13's 7.3 from
+# trixie-backports; KERNEL=debian-unstable: the kernel Debian unstable carries when the run
+# starts; KCONFIG=cloud or rt for the other flavours), set up as that suite's user sets it up:
+# in a bare root of the suite in the cache (scripts/debian-root.sh, DEBIAN_ROOT=user-FLAVOUR),
+# the commands of the README's install sequence for it run as written there (Debian 13's adds
+# trixie-backports from the mirror this machine's apt uses instead of deb.debian.org and
+# installs its kernel; unstable's installs the suite's own), then `apt install
+# ./zram-rs-dkms_VERSION_all.deb` with the work tree's package (make deb), whose DKMS build
+# makes zram_rs.ko for that kernel — up to the reboot; tests/36-debian-sequence.sh runs the
+# rest in the VM. The kernel's series is read from the archive first (env.sh's
+# debian_kernel_series): one zram_rs has no ABI for is refused before anything is installed.
+# Nothing is built here but by the package. The root is made again when the package's
+# dependencies, the sequence or the suite's kernel change; otherwise each run removes the package there and
+# installs the new one (its DKMS build then finds the kernel's Rust artefacts made the first
+# time).
 # Prints, on its last line, a directory laid out as a kernel build for scripts/vm.sh and
 # scripts/initramfs.sh: Debian's kernel image (arch/x86/boot/bzImage), its release and
 # configuration, the modules the suite loads (Debian's files, with what they depend on),
-# zram_rs.ko as DKMS installed it, and the sequence's log.
+# zram_rs.ko as DKMS installed it, the kernel's own kselftest files for zram (from its
+# linux-source package, which the package's DKMS build needed) and the sequence's log.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/env.sh"
 [ "$ARCH_NAME" = x86_64 ] || {
-	echo "debian-kernel: Debian's 7.3 kernels are amd64 ones (ARCH=x86_64)" >&2
+	echo "debian-kernel: the Debian kernels tested are amd64 ones (ARCH=x86_64)" >&2
 	exit 1
 }
 flavour=$(debian_flavour)
+label=$(debian_label)
+# The series the suite's kernel is now: refused here when zram_rs has no ABI for it.
+series_log=$(mktemp)
+if ! read -r series image < <(debian_kernel_series 2>"$series_log" || echo); [ -z "${image:-}" ]; then
+	grep -v '^\(Get\|Hit\|Ign\|Fetched\|Reading\|W: \)' "$series_log" | sed 's/^/debian-kernel: /' >&2
+	rm -f "$series_log"
+	exit 1
+fi
+rm -f "$series_log"
+echo "debian-kernel: $label carries $image ($series)" >&2
 out=$ZRAM_RS_CACHE/kernel/$(kernel_name)
 export DEBIAN_ROOT=user-$flavour
 root_sh=$here/debian-root.sh
@@ -30,10 +45,10 @@ root_sh=$here/debian-root.sh
 # The README's sequence up to `reboot`.
 sequence=$(readme_sequence before)
 [ -n "$sequence" ] || {
-	echo "debian-kernel: README.md has no Debian 13 sequence (<!-- debian-13-sequence -->)" >&2
+	echo "debian-kernel: README.md has no $label sequence ($(debian_marker))" >&2
 	exit 1
 }
-# One Debian 13 user per flavour: the README names the default flavour's packages.
+# One user per flavour: the README names the default flavour's packages.
 sequence=${sequence//linux-image-amd64/linux-image-$flavour}
 sequence=${sequence//linux-headers-amd64/linux-headers-$flavour}
 mirror=$(debian_mirror)
@@ -57,8 +72,10 @@ grep -qF "./$debname" <<<"$sequence" || {
 	exit 1
 }
 
-# The root stays while the sequence and the package's dependencies stay the same.
+# The root stays while the sequence, the package's dependencies and the suite's kernel stay the
+# same.
 key=$({
+	echo "$image"
 	echo "$sequence" | sed "s|$debname|PACKAGE|"
 	dpkg-deb -f "$deb" Depends Recommends
 } | sha256sum | cut -c1-16)
@@ -67,7 +84,7 @@ root=$("$root_sh" | tail -n 1)
 # sequence runs in a root where nothing ran before.
 if [ "$(cat "$root/root/.zram_rs-sequence" 2>/dev/null)" != "$key" ] && [ -e "$root/root" ] &&
 	[ -n "$(ls -A "$root/root")" ]; then
-	echo "debian-kernel: the sequence changed, or its last run did not end: a new Debian 13 root" >&2
+	echo "debian-kernel: the sequence or the suite's kernel changed, or its last run did not end: a new $label root" >&2
 	"$root_sh" remove
 	root=$("$root_sh" | tail -n 1)
 fi
@@ -90,10 +107,10 @@ rm -f "$out/package"
 cp "$deb" "$root/root/$debname"
 if [ -e "$root/root/.zram_rs-sequence" ]; then
 	# The sequence ran here before: only the package is new.
-	echo "debian-kernel: replacing zram-rs-dkms in the Debian 13 root ($flavour)" >&2
+	echo "debian-kernel: replacing zram-rs-dkms in the $label root ($flavour)" >&2
 	steps="dpkg -r zram-rs-dkms >/dev/null; cd /root && apt-get install -y ./$debname"
 else
-	echo "debian-kernel: the README's Debian 13 sequence in a new root ($flavour; several minutes, once)" >&2
+	echo "debian-kernel: the README's $label sequence in a new root ($flavour; several minutes, once)" >&2
 	steps="set -ex; cd /root; $sequence"
 fi
 if ! "$root_sh" run sh -c "$steps" >"$log" 2>&1; then
@@ -104,9 +121,13 @@ fi
 echo "$key" >"$root/root/.zram_rs-sequence"
 
 # The kernel the sequence installed (the newest of the flavour) and what DKMS made for it.
-release=$(cd "$root/lib/modules" && ls -d 7.*-"$flavour" 2>/dev/null | sort -V | tail -n 1 || true)
+release=$(cd "$root/lib/modules" && ls -d [0-9]*-"$flavour" 2>/dev/null | sort -V | tail -n 1 || true)
 [ -n "$release" ] || {
 	echo "debian-kernel: the sequence installed no $flavour kernel (log: $log)" >&2
+	exit 1
+}
+[ "linux-image-$release" = "$image" ] || {
+	echo "debian-kernel: the sequence installed linux-image-$release, the suite carries $image (log: $log)" >&2
 	exit 1
 }
 ko=$(find "$root/lib/modules/$release/updates" -name 'zram_rs.ko*' 2>/dev/null | head -n 1 || true)
@@ -143,6 +164,18 @@ for f in modules.builtin modules.builtin.modinfo modules.order; do
 	cp "$root/lib/modules/$release/$f" "$mods/"
 done
 printf '%s\n' virtio_pci virtio_blk loop ext4 >"$out/boot-modules"
+# The kernel's own kselftest files for zram (tests/90-kselftest.sh), from the source package the
+# DKMS build took the kernel's Rust artefacts from.
+tarball=$root/usr/src/linux-source-$series.tar.xz
+rm -rf "$out/selftests" "$out/selftests.new"
+mkdir -p "$out/selftests.new"
+tar -C "$out/selftests.new" -xJf "$tarball" --strip-components=4 --wildcards \
+	"linux-source-$series/tools/testing/selftests/zram/*" \
+	"linux-source-$series/tools/testing/selftests/kselftest/ktap_helpers.sh" || {
+	echo "debian-kernel: no zram selftests in $tarball" >&2
+	exit 1
+}
+mv "$out/selftests.new" "$out/selftests"
 echo "$package" >"$out/package"
 echo "debian-kernel: $release, zram_rs.ko from DKMS ($(basename "$ko"))" >&2
 echo "$out"

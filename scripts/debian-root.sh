@@ -3,14 +3,16 @@
 #        debian-root.sh path            print it, made or not
 #        debian-root.sh run CMD [ARG...] run CMD inside it (/proc, /sys, /dev and /tmp mounted)
 #        debian-root.sh remove           remove it
-# A Debian 13 (trixie) root in the cache: made with mmdebstrap from the mirror this machine's
-# apt uses (its own sources are left alone), with trixie and trixie-backports in its sources.
-# DEBIAN_ROOT picks which: "toolchain" (the default), with Debian 13's toolchain (rustc and
-# rust-src 1.85.1, bindgen 0.71.1, gcc-14: what Debian built its 7.3 kernels with), dkms and
-# what building a kernel's Rust artefacts needs; or "user-NAME", apt's minimal system and
-# nothing else, as a Debian 13 user's machine before anything is installed
-# (scripts/debian-kernel.sh installs a kernel and the package there). Kept under a key of its
-# name and package list; needs root.
+# A Debian root in the cache: made with mmdebstrap from the mirror this machine's apt uses (its
+# own sources are left alone). DEBIAN_ROOT picks which: "toolchain" (the default), Debian 13
+# (trixie and trixie-backports in its sources) with Debian 13's toolchain (rustc and rust-src
+# 1.85.1, bindgen 0.71.1, gcc-14: what Debian built its 7.3 kernels with), dkms and what
+# building a kernel's Rust artefacts needs; or "user-NAME", apt's minimal system of the Debian
+# kernel's suite (env.sh's debian_suite: trixie, or unstable for KERNEL=debian-unstable) and
+# nothing else, as that suite's user's machine before anything is installed
+# (scripts/debian-kernel.sh installs a kernel and the package there; unstable's Release file
+# is taken past its Valid-Until date, debian_valid_until). Kept under a key of its name and
+# package list; needs root.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/env.sh"
@@ -31,9 +33,12 @@ user-*)
 	# (trixie-backports is the user's to add; apt answers its questions with yes, as a user
 	# would)
 	packages=(apt ca-certificates)
-	root=$ZRAM_RS_CACHE/debian/trixie-$DEBIAN_ROOT
-	suites=(trixie)
+	suite=$(debian_suite)
+	root=$ZRAM_RS_CACHE/debian/$suite-$DEBIAN_ROOT
+	suites=("$suite")
 	aptopts=(--aptopt='APT::Get::Assume-Yes "true"')
+	[ "$(debian_valid_until "$suite")" = true ] ||
+		aptopts+=(--aptopt='Acquire::Check-Valid-Until "false"')
 	;;
 *)
 	echo "debian-root: DEBIAN_ROOT is toolchain or user-NAME, not $DEBIAN_ROOT" >&2
@@ -64,11 +69,11 @@ make_root() {
 	done
 	rm -rf "$root.new"
 	mkdir -p "$(dirname "$root")"
-	echo "debian-root: making a Debian 13 root from $mirror (a few minutes, once)" >&2
+	echo "debian-root: making a ${suites[0]} root from $mirror (a few minutes, once)" >&2
 	mmdebstrap --mode=root --variant=apt "${aptopts[@]}" --include="$(
 		IFS=,
 		echo "${packages[*]}"
-	)" trixie "$root.new" "${sources[@]}" >&2
+	)" "${suites[0]}" "$root.new" "${sources[@]}" >&2
 	mv "$root.new" "$root"
 }
 

@@ -117,7 +117,7 @@ case $ARCH_NAME in
 x86_64) cc=gcc ;;
 arm64) cc=aarch64-linux-gnu-gcc ;;
 esac
-for tool in memfill pagescan statread swapfill vecwrite; do
+for tool in dioread memfill pagescan statread swapfill vecwrite; do
 	$cc -static -O2 -Wall -Wextra -o "$stage/usr/local/bin/$tool" "$ZRAM_RS_TOP/tools/$tool.c"
 done
 if [ "$ARCH_NAME" = x86_64 ]; then
@@ -144,16 +144,21 @@ depmod -b "$stage" "$kver"
 # the test kernels have built in; scripts/debian-kernel.sh).
 [ ! -e "$kdir/boot-modules" ] || cp "$kdir/boot-modules" "$stage/etc/zram_rs-modules"
 
-cp "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" "$stage/usr/share/kselftest/"
+# The kernel's kselftest files for zram: a Debian kernel's from its own source
+# (scripts/debian-kernel.sh), a test kernel's from the tree it was built from.
+selftests=$KSRC/tools/testing/selftests
+[ ! -d "$kdir/selftests" ] || selftests=$kdir/selftests
+cp "$selftests/kselftest/ktap_helpers.sh" "$stage/usr/share/kselftest/"
 mkdir -p "$stage/usr/share/kselftest/zram"
-cp "$KSRC"/tools/testing/selftests/zram/*.sh "$stage/usr/share/kselftest/zram/"
+cp "$selftests"/zram/*.sh "$stage/usr/share/kselftest/zram/"
 
 install -m 755 "$here/guest/init" "$stage/init"
 cp "$here/guest/"*.sh "$stage/guest/" 2>/dev/null || true
 cp "$ZRAM_RS_TOP/tests/lib.sh" "$stage/tests/lib.sh"
 cp -r "$ZRAM_RS_TOP/tests/oracle" "$stage/tests/oracle"
-# The README's Debian 13 sequence after its reboot (tests/36-debian-sequence.sh).
-readme_sequence after >"$stage/tests/debian-13-after-reboot"
+# The README's install sequence after its reboot (tests/36-debian-sequence.sh): the Debian
+# kernel's suite's, Debian 13's on the test kernels.
+readme_sequence after >"$stage/tests/debian-after-reboot"
 : >"$stage/tests/order"
 for test in "$@"; do
 	name=$(basename "$test")

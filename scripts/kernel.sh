@@ -9,7 +9,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # One build of a kernel at a time: a second caller (.ci/run builds ahead in the background)
 # waits for the first and then finds it built.
 mkdir -p "$ZRAM_RS_CACHE/kernel"
-if [ "$KERNEL_SERIES" = debian-7.3 ]; then
+if debian_kernel; then
 	# Debian's own kernel is installed, not built (scripts/debian-kernel.sh), under the lock.
 	exec 9>"$ZRAM_RS_CACHE/kernel/.$(kernel_name).lock"
 	flock 9

@@ -8,9 +8,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/env.sh"
 kdir=$("$here/kernel.sh" | tail -n 1)
 # Debian's own kernel: the module is the one the package's DKMS build installed there; a build
-# with make arguments (CLIPPY=1) runs in the same Debian 13 root, against the tree with the
-# kernel's Rust artefacts that build made, by Debian 13's compilers (clippy added for it).
-if [ "$KERNEL_SERIES" = debian-7.3 ]; then
+# with make arguments (CLIPPY=1) runs in the same root of the kernel's suite, against the tree
+# with the kernel's Rust artefacts that build made, by the suite's compilers (clippy added for
+# it).
+if debian_kernel; then
 	if [ $# = 0 ]; then
 		echo "$kdir/zram_rs.ko"
 		exit 0

@@ -129,14 +129,18 @@ fn same_detection_store(zram: &Zram, _disk: DiskRef<'_, Zram>, input: &[u8]) -> 
     Ok(())
 }
 
-/// zram_rs extension: `"%8llu %8llu %8llu %8llu %8llu\n"`, compression units' objects stored,
-/// pages stored in them, units decompressed for reads, reads of units' pages, whole units
-/// stored page by page.
+/// zram_rs extension: `"%8llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu\n"`, compression
+/// units' objects stored, pages stored in them, units decompressed for reads, reads of units'
+/// pages, whole units stored page by page, reads of units' pages by requests that cover part
+/// of the unit, units' pages split off by writeback, units decompressed straight into a read
+/// bio's pages.
 fn unit_stat_show(zram: &Zram, _disk: DiskRef<'_, Zram>, out: &mut SysfsBuf<'_>) -> Result {
-    let [objects, pages, decompressions, reads, by_pages] = zram.unit_stat();
+    let [objects, pages, decompressions, reads, by_pages, part_reads, split, runs] =
+        zram.unit_stat();
     write_result(writeln!(
         out,
-        "{objects:>8} {pages:>8} {decompressions:>8} {reads:>8} {by_pages:>8}"
+        "{objects:>8} {pages:>8} {decompressions:>8} {reads:>8} {by_pages:>8} {part_reads:>8} \
+         {split:>8} {runs:>8}"
     ))
 }
 

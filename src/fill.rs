@@ -142,7 +142,8 @@ mod aarch64 {
 pub fn fill(dst: &mut [u8], page_offset: usize, word: u64) {
     let len = dst.len();
     // The common case (whole pages, word-aligned sub-page reads): words only, inlined.
-    if (page_offset | len | dst.as_ptr() as usize) % WORD == 0 {
+    // (A mask: `WORD` is a power of two; see `words::as_words`.)
+    if (page_offset | len | dst.as_ptr() as usize) & (WORD - 1) == 0 {
         // SAFETY: `dst` is 8-aligned and holds exactly `len / 8` words.
         unsafe { memset64(dst.as_mut_ptr().cast::<u64>(), word, len / WORD) };
     } else {

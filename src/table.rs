@@ -94,6 +94,14 @@ impl Slot {
             SlotContent::Stored { .. } | SlotContent::InUnit(_)
         )
     }
+
+    /// Whether the slot held a unit's page when its flags word was read, without its lock (the
+    /// hint of [`PageStore::may_be_in_unit`]).
+    #[inline(always)]
+    fn held_unit_page(&self) -> bool {
+        let flags = self.flags.load(Ordering::Relaxed);
+        matches!(Layout::decode(0, flags), SlotContent::InUnit(_))
+    }
 }
 
 // The access time costs no memory on 64-bit.
@@ -358,6 +366,12 @@ impl PageStore {
     /// lock: a hint, as [`Self::next_object_hint`]'s, for a reader choosing how to read it.
     pub(crate) fn may_hold_object(&self, index: usize) -> bool {
         self.slots.get(index).is_some_and(Slot::held_object)
+    }
+
+    /// Whether slot `index` held a unit's page when its flags word was read, without taking its
+    /// lock: a hint, as [`Self::may_hold_object`]'s.
+    pub(crate) fn may_be_in_unit(&self, index: usize) -> bool {
+        self.slots.get(index).is_some_and(Slot::held_unit_page)
     }
 
     /// Locks slot `index`, sleeping while another thread holds it.

@@ -67,6 +67,7 @@ mod post_process;
 mod recompress;
 mod slot_access;
 mod store_attrs;
+mod unit_read;
 mod writeback;
 mod writeback_settings;
 

@@ -4,7 +4,10 @@
 # larger than a page (16 KiB with lz4 and 64 KiB with zstd on 4 KiB pages, 64 KiB with zstd on
 # 16 KiB pages): whole units written as one object each (unit_stat), stored smaller than page by
 # page (a device of one-page units written the same data beside it), every byte read back
-# (whole units, single pages alone, bytes through the page cache), partial overwrites and
+# (whole units, single pages alone, bytes through the page cache; unit_stat's partial reads
+# count the pages read by requests that cover part of their unit; whole units decompressed
+# straight into a read's pages where they are one huge page's, also after partial overwrites,
+# discards and writeback of their pages), partial overwrites and
 # discards of units keeping the other pages, same-filled and incompressible units, writes not
 # aligned to a unit, ext4 on a device of units, and every counter back to 0 once everything
 # is discarded; races of unit writes, page writes, discards and reads over one region;
@@ -20,14 +23,14 @@
 runs=()
 [ 16384 -gt "$PAGE" ] && [ "$DEBUG_KERNEL" = 0 ] && runs+=("16384 lz4")
 [ 65536 -gt "$PAGE" ] && runs+=("65536 zstd")
-per_run=28
+per_run=33
 zram_load num_devices=2
 z=$(sysblock 0)
 # What C zram of this kernel has (zram_rs built for it has the same): writeback,
 # compressed_writeback (7.x), recompression.
 has() { [ -e "$z/$1" ] && echo 1 || echo 0; }
 WRITEBACK=$(has writeback) COMPRESSED_WB=$(has compressed_writeback) RECOMPRESS=$(has recompress)
-plan $((8 + ${#runs[@]} * per_run + 4 + WRITEBACK * (7 + COMPRESSED_WB) + RECOMPRESS * 4 + 4 + 3 + 6 + UNLOAD_CASES))
+plan $((8 + ${#runs[@]} * per_run + 4 + WRITEBACK * (8 + COMPRESSED_WB) + RECOMPRESS * 4 + 4 + 3 + 6 + UNLOAD_CASES))
 
 z1=$(sysblock 1)
 dev=/dev/zram0
@@ -36,6 +39,13 @@ us() { field "$1" $z/unit_stat; }
 sha() { sha256sum | cut -d' ' -f1; }
 # The device's first 4 MiB (the data's size), read direct.
 dev_sha() { dd if=$dev bs=1M count=4 iflag=direct 2>/dev/null | sha; }
+# The device's first LENGTH bytes (2 MiB by default) read by one direct read into a
+# transparent huge page (tools/dioread.c: the read's pages one bvec, as a large folio's).
+dio_sha() {
+	echo 1 >/proc/sys/vm/compact_memory 2>/dev/null
+	dioread $dev 0 "${1:-$((2 << 20))}" | sha
+}
+first_sha() { head -c "${2:-$((2 << 20))}" "$1" | sha; }
 
 check_eq "compress_unit mode" 644 "$(stat -c %a $z/compress_unit)"
 check_eq "unit_stat mode" 444 "$(stat -c %a $z/unit_stat)"
@@ -102,6 +112,11 @@ for run in "${runs[@]}"; do
 		decompressions=$(us 3) reads=$(us 4)
 		ktap_print_msg "$what: $reads page reads, $decompressions unit decompressions"
 		check "$what: a whole unit read decompresses it about once" test $((decompressions * n)) -le $((reads * 2))
+		check_eq "$what: whole units read: no partial read" 0 "$(us 6)"
+		direct=$(us 8)
+		check_eq "$what: read into one huge page: every byte" "$(first_sha $data)" "$(dio_sha)"
+		check "$what: ... whole units decompressed straight into its pages ($(($(us 8) - direct)))" \
+			test "$(us 8)" -gt "$direct"
 		# Single pages alone, in an order that leaves no two of a unit in a row.
 		bad=0
 		for ((i = 0; i < 48; i++)); do
@@ -111,6 +126,9 @@ for run in "${runs[@]}"; do
 			[ "$a" = "$b" ] || bad=$((bad + 1))
 		done
 		check_eq "$what: 48 single pages read alone" 0 $bad
+		part=$(us 6)
+		ktap_print_msg "$what: $part partial reads of the 48 single pages"
+		check "$what: single pages of units read alone are partial reads (1 to 48)" test "$part" -ge 1 -a "$part" -le 48
 		echo 3 >/proc/sys/vm/drop_caches
 		bad=0
 		for start in 1 $((PAGE - 3)) $((unit - 5)) $((unit + 777)) $((3 * unit / 2 + 1)); do
@@ -135,6 +153,11 @@ for run in "${runs[@]}"; do
 		dd if=/dev/zero of=/tmp/units.expect bs=$PAGE count=$((n - 2)) seek=$first conv=notrunc 2>/dev/null
 		check_eq "$what: part of a unit discarded: every page reads as expected" "$(sha </tmp/units.expect)" \
 			"$(dev_sha)"
+		# The first page of unit 3 overwritten alone: that unit is read page by page.
+		dd if=$random of=/tmp/units.expect bs=$PAGE count=1 seek=$((3 * n)) skip=1 conv=notrunc 2>/dev/null
+		dd if=$random of=$dev bs=$PAGE count=1 seek=$((3 * n)) skip=1 oflag=direct 2>/dev/null
+		check_eq "$what: units with pages overwritten (the first of one) and discarded, read into one huge page" \
+			"$(first_sha /tmp/units.expect)" "$(dio_sha)"
 		# The rest of that unit discarded: its object goes.
 		before=$(us 1)
 		blkdiscard -o $((5 * unit)) -l $PAGE $dev
@@ -195,7 +218,7 @@ for run in "${runs[@]}"; do
 		check_eq "$what: fsck after trimming" 0 $rc
 		# Reset with units stored: everything freed (kmemleak looks on the debug kernel).
 		check_eq "$what: reset" OK "$(write_attr $z/reset 1)"
-		check_eq "$what: reset: unit_stat zeroed" "0 0 0 0 0" "$(us 1) $(us 2) $(us 3) $(us 4) $(us 5)"
+		check_eq "$what: reset: unit_stat zeroed" "0 0 0 0 0 0 0 0" "$(cat $z/unit_stat | xargs)"
 		echo 1 >$z1/reset
 		check_eq "$what: reset: compress_unit is a page again" "$PAGE" "$(cat $z/compress_unit)"
 		check_eq "$what: no decompression failed" 0 "$(field 1 $z/io_stat)"
@@ -253,12 +276,21 @@ if [ "$WRITEBACK" = 1 ]; then
 	# (bd_stat counts 4 KiB blocks: a page is PAGE / 4096 of them)
 	check_eq "writeback of one unit's page (page_index=1)" "OK $((PAGE / 4096))" \
 		"$(write_attr $z/writeback page_index=1) $(field 1 $z/bd_stat)"
-	check_eq "... the unit's object stays for its other pages" "$objects $((text_pages - 1))" "$(us 1) $(us 2)"
+	check_eq "... the unit's object stays for its other pages; one page split off (unit_stat)" \
+		"$objects $((text_pages - 1)) 1" "$(us 1) $(us 2) $(us 7)"
+	# Page 1 rewritten and written back again: its block holds other bytes than its place in
+	# the unit's object, which stays for the unit's other pages.
+	cp $text /tmp/units.wb
+	dd if=$random of=/tmp/units.wb bs=$PAGE count=1 seek=1 conv=notrunc 2>/dev/null
+	dd if=$random of=$dev bs=$PAGE count=1 seek=1 oflag=direct 2>/dev/null
+	check_eq "... rewritten, written back again; read into one huge page: that page from the backing device, its unit's others from the object" \
+		"OK $(sha </tmp/units.wb)" "$(write_attr $z/writeback page_index=1) $(dio_sha $((1 << 20)))"
 	echo all >$z/idle
-	check_eq "writeback idle: every unit's page written back, no unit object left" \
-		"OK 0 0 $((text_pages * PAGE / 4096))" "$(write_attr $z/writeback idle) $(us 1) $(us 2) $(field 1 $z/bd_stat)"
+	check_eq "writeback idle: every unit's page written back (split off), no unit object left" \
+		"OK 0 0 $((text_pages * PAGE / 4096)) $text_pages" \
+		"$(write_attr $z/writeback idle) $(us 1) $(us 2) $(field 1 $z/bd_stat) $(us 7)"
 	check_eq "... compr_data_size 0, orig_data_size every page" "0 $((1 << 20))" "$(mm 2) $(mm 1)"
-	check_eq "... every page reads back from the backing device" "$(sha <$text)" \
+	check_eq "... every page reads back from the backing device" "$(sha </tmp/units.wb)" \
 		"$(dd if=$dev bs=1M count=1 iflag=direct 2>/dev/null | sha)"
 	blkdiscard $dev
 	check_eq "... discarded: bd_stat and orig_data_size 0" "0 0" "$(field 1 $z/bd_stat) $(mm 1)"
@@ -271,13 +303,13 @@ if [ "$WRITEBACK" = 1 ]; then
 		dd if=$text of=$dev bs=1M oflag=direct 2>/dev/null
 		objects=$(us 1)
 		echo all >$z/idle
-		check_eq "compressed_writeback: units' pages stay in memory" "OK $objects $text_pages 0" \
-			"$(write_attr $z/writeback idle) $(us 1) $(us 2) $(field 1 $z/bd_stat)"
+		check_eq "compressed_writeback: units' pages stay in memory" "OK $objects $text_pages 0 0" \
+			"$(write_attr $z/writeback idle) $(us 1) $(us 2) $(field 1 $z/bd_stat) $(us 7)"
 		echo 1 >$z/reset
 		echo 0 >$z/compressed_writeback
 	fi
 	losetup -d $loop
-	rm -f /tmp/units-wb.img
+	rm -f /tmp/units-wb.img /tmp/units.wb
 fi
 
 # Recompression (where C zram has it) passes units' pages over: they keep their object and

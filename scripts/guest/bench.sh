@@ -400,8 +400,9 @@ fi
 # process of a memory cgroup, with multi-size THP of M (16 and 64 KiB, above the page size)
 # enabled, swapped out by the cgroup's memory.reclaim and read back (tools/swapfill.c), to C
 # zram and to a zram_rs device of M-sized units, with lz4 and zstd. Sizes while swapped out
-# (mm_stat's compr_data_size); after the read-back unit_stat's decompressions and page reads
-# (a unit decompressed for fewer pages than it holds was read in part). With BENCH_PROFILE=insn
+# (mm_stat's compr_data_size); after the read-back unit_stat's decompressions, page reads,
+# partial reads (pages read by a request that covered part of their unit: a folio split, or
+# swapped in page by page) and units decompressed straight into a folio's pages. With BENCH_PROFILE=insn
 # the swap-out and the swap-in are counted: cells units-swap/<algorithm>/<kind>/<out|in>/m<M>.
 if echo units-swap | grep -Eq "$only" && [ -d /corpus-units ]; then
 	echo +memory >/sys/fs/cgroup/cgroup.subtree_control
@@ -436,8 +437,8 @@ if echo units-swap | grep -Eq "$only" && [ -d /corpus-units ]; then
 					read -r -a mm <<<"$(echo "$out" | sed -n "s|^$z/mm_stat ||p")"
 					swapped=$(echo "$out" | sed -n 's/^swapped //p')
 					verdict=$(echo "$out" | grep -xE 'intact|differs' || echo failed)
-					units="0 0 0"
-					[ "$driver" = zram ] || units="$(echo "$out" | sed -n "s|^$z/unit_stat ||p" | awk '{ print $1 }') $(awk '{ print $3, $4 }' $z/unit_stat)"
+					units="0 0 0 0 0"
+					[ "$driver" = zram ] || units="$(echo "$out" | sed -n "s|^$z/unit_stat ||p" | awk '{ print $1 }') $(awk '{ print $3, $4, $6, $8 }' $z/unit_stat)"
 					echo "UNITS_SWAP $driver $algorithm $mthp $kind $pages ${swapped:-0} $((${mm[1]:-0} - before[1])) $units $verdict"
 					swapoff $dev
 					rmdir $cg

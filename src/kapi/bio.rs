@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 //! A bio handed to the driver's `submit_bio`: its operation, its position, and a walk over its
 //! data as pieces that never cross a memory page or a 4 KiB disk page, each mapped for exactly
-//! the duration of one callback. Completion (`bio_endio`) happens once, in the trampoline of
-//! `disk.rs`, after the driver returns.
+//! the duration of one callback; a read's walk may instead hand over runs of whole pages that
+//! one bvec holds contiguously ([`PageRun`]). Completion (`bio_endio`) happens once, in the
+//! trampoline of `disk.rs`, after the driver returns.
 
 use super::ffi;
-use super::page_map::{map_local, unmap_local};
+use super::page_map::{map_local, unmap_local, MAPS_RUNS};
 use core::marker::PhantomData;
 use core::ptr::NonNull;
 use kernel::bindings;
@@ -68,6 +69,39 @@ pub(crate) struct PageDest<'a> {
     _bio: PhantomData<&'a mut bindings::bio>,
 }
 
+/// A run of whole disk pages of a read, starting at a page boundary on the disk and in memory,
+/// that one bvec holds: physically contiguous pages, at contiguous addresses of the direct map
+/// (`MAPS_RUNS`). Only for the duration of the walk's callback.
+pub(crate) struct PageRun<'a> {
+    parent: NonNull<bindings::bio>,
+    first: NonNull<bindings::page>,
+    bytes: &'a mut [u8],
+}
+
+impl PageRun<'_> {
+    /// The run's bytes, its pages one after another.
+    pub(crate) fn bytes(&mut self) -> &mut [u8] {
+        self.bytes
+    }
+
+    /// The run's page `i` (from 0): its bytes and where they are (for a read of another device
+    /// chained to the bio, as a piece's); `None` past the run.
+    pub(crate) fn page(&mut self, i: usize) -> Option<(&mut [u8], PageDest<'_>)> {
+        let start = i.checked_mul(PAGE_SIZE)?;
+        let bytes = self.bytes.get_mut(start..start.checked_add(PAGE_SIZE)?)?;
+        // SAFETY: page `i` of the run is a page of its bvec (it has `i` whole pages before it),
+        // whose struct pages are contiguous (the config check above).
+        let page = unsafe { NonNull::new_unchecked(self.first.as_ptr().add(i)) };
+        let dest = PageDest {
+            parent: self.parent,
+            page,
+            whole: true,
+            _bio: PhantomData,
+        };
+        Some((bytes, dest))
+    }
+}
+
 /// One piece of a bio's data: where it goes on the disk and how long it is.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Piece {
@@ -122,7 +156,7 @@ impl Bio<'_> {
 
     /// Walks the data of a write: `f` gets each piece and its bytes.
     pub(crate) fn for_each_piece_in(&self, mut f: impl FnMut(Piece, &[u8]) -> Result) -> Result {
-        self.walk::<false>(|piece, ptr, _| {
+        self.walk::<false>(no_runs, no_run, |piece, ptr, _| {
             // SAFETY: `walk` passes a mapping of `piece.len` bytes valid during this call. A
             // write's pages may be shared (the zero page of a zeroout, say) and are only read:
             // a shared slice. One exception is accepted, as everywhere in the block layer: an
@@ -139,10 +173,24 @@ impl Bio<'_> {
     /// (for a read of another device chained to this bio, [`PageDest`]).
     pub(crate) fn for_each_piece_out(
         &mut self,
+        f: impl FnMut(Piece, &mut [u8], PageDest<'_>) -> Result,
+    ) -> Result {
+        self.for_each_piece_or_run_out(no_runs, no_run, f)
+    }
+
+    /// [`Self::for_each_piece_out`], but where `run_pages(index)` asks for a run of more than
+    /// one page from disk page `index` (where a piece would start at a page boundary on the
+    /// disk and in memory) and the current bvec holds that many whole pages contiguously in
+    /// the direct map, `run(index, run)` gets them at once ([`PageRun`]) instead of `f` page by
+    /// page.
+    pub(crate) fn for_each_piece_or_run_out(
+        &mut self,
+        run_pages: impl FnMut(usize) -> usize,
+        run: impl FnMut(usize, PageRun<'_>) -> Result,
         mut f: impl FnMut(Piece, &mut [u8], PageDest<'_>) -> Result,
     ) -> Result {
         let parent = self.raw;
-        self.walk::<true>(|piece, ptr, page| {
+        self.walk::<true>(run_pages, run, |piece, ptr, page| {
             let dest = PageDest {
                 parent,
                 page,
@@ -163,9 +211,11 @@ impl Bio<'_> {
     /// and at disk page boundaries. After a piece of a read (`READ`), the data cache is
     /// flushed for the page written to, where the architecture needs it (as C zram).
     /// `f` gets each piece with a pointer to its `piece.len` bytes, mapped for that call only,
-    /// and the memory page they are in.
+    /// and the memory page they are in. A read's runs: see [`Self::for_each_piece_or_run_out`].
     fn walk<const READ: bool>(
         &self,
+        mut run_pages: impl FnMut(usize) -> usize,
+        mut run: impl FnMut(usize, PageRun<'_>) -> Result,
         mut f: impl FnMut(Piece, *mut u8, NonNull<bindings::page>) -> Result,
     ) -> Result {
         let bio = self.raw();
@@ -182,31 +232,53 @@ impl Bio<'_> {
                 offset: (disk_byte % PAGE_SIZE as u64) as usize,
                 len: 0,
             };
-            // `in_bvec < bv_len` (a bvec_iter invariant); each bound below is at least 1.
-            let len = (bvec.bv_len as usize)
-                .wrapping_sub(in_bvec)
-                .min(PAGE_SIZE - mem_offset)
-                .min(PAGE_SIZE - piece.offset)
-                .min(iter.bi_size as usize);
-            let piece = Piece { len, ..piece };
-            // SAFETY: a bvec's pages are virtually contiguous struct pages (`nth_page()`, see the
-            // config check above) and `mem_byte` lies inside the bvec.
-            let page = unsafe { bvec.bv_page.add(mem_byte / PAGE_SIZE) };
-            // SAFETY: `page` is a page of the bio's buffer, pinned by the bio's owner for the
-            // bio's life.
-            let base = unsafe { map_local(page) };
-            // SAFETY: the mapping covers the whole page and `mem_offset + len <= PAGE_SIZE`; `f`
-            // uses the bytes only until it returns, before the mapping is released below.
-            let bytes = unsafe { base.add(mem_offset) };
-            // SAFETY: a bvec's page is never NULL (above).
-            let result = f(piece, bytes, unsafe { NonNull::new_unchecked(page) });
-            // SAFETY: `base` is this thread's most recent local mapping, released once.
-            unsafe { unmap_local(base) };
-            if READ {
-                // SAFETY: `page` is live (above).
-                unsafe { super::mem::flush_dcache_page(page) };
-            }
-            result?;
+            // `in_bvec < bv_len` (a bvec_iter invariant).
+            let in_this_bvec = (bvec.bv_len as usize).wrapping_sub(in_bvec);
+            let run_len = if READ && MAPS_RUNS && mem_offset == 0 && piece.offset == 0 {
+                run_pages(piece.index).saturating_mul(PAGE_SIZE)
+            } else {
+                0
+            };
+            let len = if run_len > PAGE_SIZE
+                && run_len <= in_this_bvec
+                && run_len <= iter.bi_size as usize
+            {
+                // SAFETY: as for a piece's page below; `mem_offset` is 0.
+                let first = unsafe { bvec.bv_page.add(mem_byte / PAGE_SIZE) };
+                // SAFETY: `first` is a page of the bio's buffer, pinned by the bio's owner for
+                // the bio's life; its mapping is its direct-map address (`MAPS_RUNS`).
+                let base = unsafe { map_local(first) };
+                // SAFETY: the bvec holds `run_len` bytes from `first`'s start: physically
+                // contiguous pages, at contiguous direct-map addresses (`MAPS_RUNS`), the
+                // reader's alone until the bio completes (see `for_each_piece_out`); the slice
+                // lives for this call only, before the mapping is released below.
+                let bytes = unsafe { core::slice::from_raw_parts_mut(base, run_len) };
+                // SAFETY: a bvec's page is never NULL.
+                let first = unsafe { NonNull::new_unchecked(first) };
+                let result = run(
+                    piece.index,
+                    PageRun {
+                        parent: self.raw,
+                        first,
+                        bytes,
+                    },
+                );
+                // SAFETY: `base` is this thread's most recent local mapping, released once.
+                unsafe { unmap_local(base) };
+                for i in 0..run_len / PAGE_SIZE {
+                    // SAFETY: page `i` of the run is live (above).
+                    unsafe { super::mem::flush_dcache_page(first.as_ptr().add(i)) };
+                }
+                result?;
+                run_len
+            } else {
+                let len = in_this_bvec
+                    .min(PAGE_SIZE - mem_offset)
+                    .min(PAGE_SIZE - piece.offset)
+                    .min(iter.bi_size as usize);
+                self.piece::<READ>(Piece { len, ..piece }, bvec, mem_byte, &mut f)?;
+                len
+            };
             // No overflow: `len` is at most what is left of the bio and of the bvec, and a bio's
             // sectors, bvec count and sizes fit their types.
             disk_byte = disk_byte.wrapping_add(len as u64);
@@ -220,6 +292,47 @@ impl Bio<'_> {
         }
         Ok(())
     }
+
+    /// One piece of [`Self::walk`]: `piece.len` bytes from byte `mem_byte` of `bvec` (where
+    /// `(mem_byte % PAGE_SIZE) + piece.len <= PAGE_SIZE`), mapped for `f`.
+    #[inline(always)]
+    fn piece<const READ: bool>(
+        &self,
+        piece: Piece,
+        bvec: &bindings::bio_vec,
+        mem_byte: usize,
+        f: &mut impl FnMut(Piece, *mut u8, NonNull<bindings::page>) -> Result,
+    ) -> Result {
+        // SAFETY: a bvec's pages are virtually contiguous struct pages (`nth_page()`, see the
+        // config check above) and `mem_byte` lies inside the bvec.
+        let page = unsafe { bvec.bv_page.add(mem_byte / PAGE_SIZE) };
+        // SAFETY: `page` is a page of the bio's buffer, pinned by the bio's owner for the
+        // bio's life.
+        let base = unsafe { map_local(page) };
+        // SAFETY: the mapping covers the whole page and `mem_byte % PAGE_SIZE + len <=
+        // PAGE_SIZE`; `f` uses the bytes only until it returns, before the mapping is released
+        // below.
+        let bytes = unsafe { base.add(mem_byte % PAGE_SIZE) };
+        // SAFETY: a bvec's page is never NULL (above).
+        let result = f(piece, bytes, unsafe { NonNull::new_unchecked(page) });
+        // SAFETY: `base` is this thread's most recent local mapping, released once.
+        unsafe { unmap_local(base) };
+        if READ {
+            // SAFETY: `page` is live (above).
+            unsafe { super::mem::flush_dcache_page(page) };
+        }
+        result
+    }
+}
+
+/// No runs: for the walks that take pieces only.
+fn no_runs(_index: usize) -> usize {
+    0
+}
+
+/// The run callback of the walks that take pieces only (never called: [`no_runs`]).
+fn no_run(_index: usize, _run: PageRun<'_>) -> Result {
+    Err(EIO)
 }
 
 /// Calls `f` with the bytes of `page`, mapped for the call, and then flushes the data cache

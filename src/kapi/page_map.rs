@@ -49,6 +49,12 @@ fn direct_map_address(page: *mut bindings::page) -> *mut u8 {
     direct_map.wrapping_add(pfn << bindings::PAGE_SHIFT) as *mut u8
 }
 
+/// Whether [`map_local`] of a page is its address in the direct map, which maps physically
+/// contiguous pages (a bvec's) at contiguous addresses: without `CONFIG_HIGHMEM`, and without
+/// `CONFIG_DEBUG_KMAP_LOCAL_FORCE_MAP`, which maps even direct-mapped pages one at a time.
+pub(super) const MAPS_RUNS: bool =
+    cfg!(not(any(CONFIG_HIGHMEM, CONFIG_DEBUG_KMAP_LOCAL_FORCE_MAP)));
+
 /// `kunmap_local()` of a page mapped by [`map_local`]. Without `CONFIG_HIGHMEM` pages are never
 /// mapped temporarily and `kunmap_local()` does nothing (only parisc, which Rust does not
 /// support, flushes there), so the out-of-line helper is not called.

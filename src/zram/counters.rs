@@ -47,8 +47,10 @@ impl Zram {
     }
 
     /// The `unit_stat` figures: compression units' objects stored, pages stored in them,
-    /// unit decompressions for reads, reads of units' pages, and units stored page by page.
-    pub(crate) fn unit_stat(&self) -> [u64; 5] {
+    /// unit decompressions for reads, reads of units' pages, units stored page by page, reads
+    /// of units' pages by requests that cover part of the unit, units' pages split off by
+    /// writeback, and units decompressed straight into a read bio's pages.
+    pub(crate) fn unit_stat(&self) -> [u64; 8] {
         let stats = &self.stats;
         [
             &stats.unit_objects,
@@ -56,6 +58,9 @@ impl Zram {
             &stats.unit_decompressions,
             &stats.unit_page_reads,
             &stats.units_by_pages,
+            &stats.unit_part_reads,
+            &stats.unit_pages_split,
+            &stats.unit_runs_read,
         ]
         .map(|counter| counter.load(Relaxed))
     }
@@ -122,6 +127,12 @@ pub(super) struct Stats {
     unit_page_reads: AtomicU64,
     /// Whole units stored page by page.
     units_by_pages: AtomicU64,
+    /// Reads of units' pages by requests that cover only part of the unit.
+    unit_part_reads: AtomicU64,
+    /// Units' pages written back on their own (split off their unit).
+    unit_pages_split: AtomicU64,
+    /// Units decompressed straight into a read bio's pages.
+    unit_runs_read: AtomicU64,
 }
 
 /// An event a counter of [`Stats`] counts.
@@ -149,6 +160,12 @@ pub(super) enum Event {
     UnitPageRead,
     /// A whole unit stored page by page (`unit_stat`).
     UnitByPages,
+    /// A unit's page read by a request that covers part of the unit (`unit_stat`).
+    UnitPartRead,
+    /// A unit's page written back on its own (`unit_stat`).
+    UnitPageSplit,
+    /// A unit decompressed straight into a read bio's pages (`unit_stat`).
+    UnitRunRead,
 }
 
 impl Stats {
@@ -167,6 +184,9 @@ impl Stats {
             Event::UnitDecompressed => &self.unit_decompressions,
             Event::UnitPageRead => &self.unit_page_reads,
             Event::UnitByPages => &self.units_by_pages,
+            Event::UnitPartRead => &self.unit_part_reads,
+            Event::UnitPageSplit => &self.unit_pages_split,
+            Event::UnitRunRead => &self.unit_runs_read,
         };
         counter.fetch_add(1, Relaxed);
     }
@@ -212,6 +232,9 @@ impl Stats {
             &self.unit_decompressions,
             &self.unit_page_reads,
             &self.units_by_pages,
+            &self.unit_part_reads,
+            &self.unit_pages_split,
+            &self.unit_runs_read,
         ] {
             counter.store(0, Relaxed);
         }

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 //! The block I/O path: a bio's pieces (whole pages, or parts of one through a bounce page; on a
 //! device with compression units, the pieces of the units a write covers whole gathered into
-//! them) read and written, discards and swap's slot-free notifications ([`DiskOps`], called
+//! them, and the units a read covers whole in contiguous pages read at once by `unit_read.rs`)
+//! read and written, discards and swap's slot-free notifications ([`DiskOps`], called
 //! from the disk's `submit_bio` and `swap_slot_free_notify`), with the failure counters.
 
 use super::counters::Event;
-use super::page_io::BioStream;
+use super::page_io::{BioStream, ReadAt};
 use super::{Storage, Zram};
 use crate::fill::fill;
 use crate::kapi::bio::{Bio, PageDest, Piece};
@@ -19,7 +20,8 @@ use kernel::sync::ArcBorrow;
 
 impl Zram {
     /// Reads one piece of a read bio into `out`: a whole page (from the backing device by a read
-    /// chained to the bio), or a part of one.
+    /// chained to the bio), or a part of one; `part`: the bio covers only part of the page's
+    /// compression unit.
     #[inline(always)]
     fn read_piece(
         &self,
@@ -28,9 +30,11 @@ impl Zram {
         out: &mut [u8],
         dest: PageDest<'_>,
         now: u32,
+        part: bool,
     ) -> Result {
         if piece.len == PAGE_SIZE {
-            self.read_page(&storage, piece.index, out, Some(dest), Some(storage), now)
+            let at = ReadAt { now, part };
+            self.read_page(&storage, piece.index, out, Some(dest), Some(storage), at)
         } else {
             self.read_part_of_page(&storage, piece.index, piece.offset, out, now)
         }
@@ -73,7 +77,8 @@ impl Zram {
         }
         let mut bounce = BouncePage::new()?;
         let page = bounce.bytes_mut();
-        self.read_page(storage, index, page, None, None, now)?;
+        let at = ReadAt { now, part: true };
+        self.read_page(storage, index, page, None, None, at)?;
         let part = page.get(offset..offset + out.len()).ok_or(EIO)?;
         out.copy_from_slice(part);
         Ok(())
@@ -112,11 +117,41 @@ impl Zram {
         stream.give_back();
         let mut bounce = BouncePage::new()?;
         let page = bounce.bytes_mut();
-        self.read_page(storage, index, page, None, None, now)?;
+        let at = ReadAt { now, part: true };
+        self.read_page(storage, index, page, None, None, at)?;
         page.get_mut(offset..offset + data.len())
             .ok_or(EIO)?
             .copy_from_slice(data);
         self.write_page(storage, stream, index, page, now)
+    }
+
+    /// [`DiskOps::read`] on a device with compression units of several pages: the units the bio
+    /// covers whole whose pages one of its bvecs holds contiguously are decompressed straight
+    /// into them ([`Self::read_unit_run`]); the other pieces are read as on any device, each
+    /// page knowing whether the bio covers its unit whole (`unit_stat`).
+    #[inline(never)]
+    fn read_with_units(
+        &self,
+        storage: ArcBorrow<'_, Storage>,
+        bio: &mut Bio<'_>,
+        now: u32,
+    ) -> Result {
+        let size = storage.unit;
+        let units = whole_units(&storage, bio);
+        bio.for_each_piece_or_run_out(
+            |index| match size.locate(index as u64) {
+                (unit, 0) if units.contains(&unit) => size.pages(),
+                _ => 0,
+            },
+            |first, run| self.read_unit_run(storage, first, run, now),
+            |piece, out, dest| {
+                let part = !units.contains(&size.locate(piece.index as u64).0);
+                self.read_piece(storage, piece, out, dest, now, part)
+            },
+        )
+        .inspect_err(|_| {
+            self.stats.count(Event::FailedRead);
+        })
     }
 
     /// [`DiskOps::write`] on a device with compression units of several pages: the pieces of
@@ -208,10 +243,15 @@ impl DiskOps for Zram {
     #[inline(always)]
     fn read(&self, storage: ArcBorrow<'_, Storage>, bio: &mut Bio<'_>) -> Result {
         let now = access_time();
-        bio.for_each_piece_out(|piece, out, dest| self.read_piece(storage, piece, out, dest, now))
-            .inspect_err(|_| {
-                self.stats.count(Event::FailedRead);
-            })
+        if !storage.unit.is_page() {
+            return self.read_with_units(storage, bio, now);
+        }
+        bio.for_each_piece_out(|piece, out, dest| {
+            self.read_piece(storage, piece, out, dest, now, false)
+        })
+        .inspect_err(|_| {
+            self.stats.count(Event::FailedRead);
+        })
     }
 
     #[inline(always)]

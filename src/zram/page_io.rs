@@ -27,8 +27,17 @@ use core::sync::atomic::Ordering::Relaxed;
 use kernel::prelude::*;
 use kernel::sync::ArcBorrow;
 
+/// A page read's circumstances, passed as one word: its access time (whole seconds, as
+/// [`super::io`] reads it once per bio) and whether its request covers only part of the page's
+/// compression unit (`unit_stat`; always `false` on devices of one-page units).
+#[derive(Clone, Copy)]
+pub(super) struct ReadAt {
+    pub(super) now: u32,
+    pub(super) part: bool,
+}
+
 impl Zram {
-    /// Reads page `index` into `out` (`PAGE_SIZE` bytes), an access at `now` (seconds). With
+    /// Reads page `index` into `out` (`PAGE_SIZE` bytes), an access `at` ([`ReadAt`]). With
     /// `dest` (and `owner`, the storage's reference that work completing the bio keeps), `out` is
     /// a whole page of a bio being read, to which a read of the backing device is chained;
     /// without it, that read is waited for. The two come apart and become a [`Chain`] only for
@@ -41,9 +50,9 @@ impl Zram {
         out: &mut [u8],
         dest: Option<PageDest<'_>>,
         owner: Option<ArcBorrow<'_, Storage>>,
-        now: u32,
+        at: ReadAt,
     ) -> Result {
-        let (slot, content) = match lock_to_read(storage, index, now)? {
+        let (slot, content) = match lock_to_read(storage, index, at.now)? {
             Found::Locked(slot, content) => (slot, content),
             Found::WrittenBack(block) => {
                 let chain = Chain::of(dest, owner);
@@ -78,7 +87,8 @@ impl Zram {
         if !unit {
             self.stats.count(Event::ReadWaited);
         }
-        self.read_page_after_wait(storage, index, out, Chain::of(dest, owner), now, priority)
+        let chain = Chain::of(dest, owner);
+        self.read_page_after_wait(storage, index, out, chain, at, priority)
     }
 
     /// Stores the compression unit whose first page is `first`, gathered in the bio's stream
@@ -212,14 +222,22 @@ impl Zram {
         index: usize,
         out: &mut [u8],
         dest: Option<Chain<'_>>,
-        now: u32,
+        at: ReadAt,
         priority: Priority,
     ) -> Result {
         let found = lock_with_reader_of(storage, index, priority, |slot, reader| {
-            slot.accessed(now);
+            slot.accessed(at.now);
             match slot.content() {
                 SlotContent::WrittenBack(block) => Err(block),
-                content => Ok(read_locked(slot, content, index, out, reader, &self.stats)),
+                content => Ok(read_locked(
+                    slot,
+                    content,
+                    index,
+                    out,
+                    reader,
+                    &self.stats,
+                    at.part,
+                )),
             }
         });
         match found.ok_or(EIO)? {

@@ -400,7 +400,7 @@ fn read_for_recompression(
         let Some((content, size, priority)) = wanted.candidate(slot) else {
             return Ok(None);
         };
-        read_locked(slot, content, index, page.bytes_mut(), reader, stats)?;
+        read_locked(slot, content, index, page.bytes_mut(), reader, stats, false)?;
         Ok(Some(taken(slot, size, priority)))
     });
     // The context goes back after the unlock.

@@ -135,7 +135,8 @@ pub(super) fn lock_with_reader_of<'s, R>(
 }
 
 /// Reads page `index`, whose locked slot holds `content` in memory (not written back), into
-/// `out` (`PAGE_SIZE` bytes), decompressing with `reader` where needed.
+/// `out` (`PAGE_SIZE` bytes), decompressing with `reader` where needed; `part`: for a request
+/// that covers only part of the page's compression unit, if it has one (`unit_stat`).
 pub(super) fn read_locked(
     slot: &SlotGuard<'_>,
     content: SlotContent,
@@ -143,25 +144,31 @@ pub(super) fn read_locked(
     out: &mut [u8],
     reader: &mut ReaderGuard<'_>,
     stats: &Stats,
+    part: bool,
 ) -> Result {
     match (Plain::of(content), content) {
         (Some(plain), _) => read_plain(slot, plain, index, out),
-        (None, SlotContent::InUnit(_)) => read_unit_locked(slot, index, out, reader, stats),
+        (None, SlotContent::InUnit(_)) => read_unit_locked(slot, index, out, reader, stats, part),
         (None, _) => read_compressed(slot, index, out, Decompression::Reader(reader)),
     }
 }
 
 /// Reads page `index`, whose locked slot holds a page of a compression unit, into `out`
 /// (`PAGE_SIZE` bytes): from `reader`'s unit buffer if it holds the unit already, else after
-/// gathering the unit's pieces and decompressing it there (both counted in `stats`).
+/// gathering the unit's pieces and decompressing it there (both counted in `stats`, and the
+/// read as one of part of the unit with `part`).
 pub(super) fn read_unit_locked(
     slot: &SlotGuard<'_>,
     index: usize,
     out: &mut [u8],
     reader: &mut ReaderGuard<'_>,
     stats: &Stats,
+    part: bool,
 ) -> Result {
     stats.count(Event::UnitPageRead);
+    if part {
+        stats.count(Event::UnitPartRead);
+    }
     let result = read_unit_into(slot, out, reader, stats);
     if result.is_err() {
         pr_err!("Decompression failed! page={}\n", index);

@@ -203,7 +203,15 @@ impl Zram {
             let read = if storage.compressed_writeback {
                 read_object_locked(slot, page.bytes_mut(), reader)
             } else {
-                read_locked(slot, content, index, page.bytes_mut(), reader, &self.stats)
+                read_locked(
+                    slot,
+                    content,
+                    index,
+                    page.bytes_mut(),
+                    reader,
+                    &self.stats,
+                    false,
+                )
             };
             if read.is_err() {
                 give_up(slot);
@@ -249,6 +257,9 @@ impl Zram {
         self.stats.stored_written_back();
         let old = slot.store_written_back(block);
         drop(slot);
+        if matches!(old.0, SlotContent::InUnit(_)) {
+            self.stats.count(Event::UnitPageSplit);
+        }
         storage.removed(&self.stats, old);
         if Kernel::WRITEBACK_ONE_AT_A_TIME {
             // C 6.12 charges a page once it is written back.
