@@ -351,7 +351,10 @@ fi
 # KiB reads and compared, then one page of every 64 KiB read alone (fio, direct, a hole after
 # each page). Sizes depend on no clock: one run per configuration. With BENCH_PROFILE=insn the
 # writes, the reads and the pages read alone are counted: cells
-# units/<algorithm>/<kind>/<write|read|page>/u<unit> (C zram's under the page size).
+# units/<algorithm>/<kind>/<write|read|page>/u<unit> (C zram's under the page size). Where the
+# guest has its virtio disk as a backing device, everything is then written back (`idle all`,
+# `writeback idle`: a unit split page by page, each page decompressed from its unit): cells
+# units/<algorithm>/all/writeback/u<unit>, per 4 KiB page of the three kinds.
 if echo units | grep -Eq "$only" && [ -d /corpus-units ]; then
 	for algorithm in lz4 zstd; do
 		for config in "zram $page" "zram_rs $page" "zram_rs 16384" "zram_rs 65536"; do
@@ -360,8 +363,11 @@ if echo units | grep -Eq "$only" && [ -d /corpus-units ]; then
 			modprobe "$driver" num_devices=1 || exit 1
 			echo "$algorithm" >$z/comp_algorithm
 			[ "$driver" = zram ] || echo "$unit" >$z/compress_unit
+			backing=
+			[ -b /dev/vda ] && [ -e $z/backing_dev ] && echo /dev/vda >$z/backing_dev && backing=1
 			echo 1G >$z/disksize
 			at=0
+			all_pages=0
 			before=(0 0 0 0 0 0 0 0 0)
 			for kind in programs text anon; do
 				image=/corpus-units/$kind.img
@@ -389,8 +395,15 @@ if echo units | grep -Eq "$only" && [ -d /corpus-units ]; then
 				echo "UNITS $driver $algorithm $unit $kind $((bytes / page)) $((mm[1] - before[1])) $verdict"
 				before=("${mm[@]}")
 				at=$((at + runs))
+				all_pages=$((all_pages + pages))
 			done
 			echo "UNITS_MEMORY $driver $algorithm $unit ${mm[2]}"
+			if [ -n "$backing" ]; then
+				cell=units/$algorithm/all
+				echo all >$z/idle
+				units_step writeback $all_pages write_attr $z/writeback idle
+				echo "UNITS_WRITEBACK $driver $algorithm $unit $(awk '{ print $1 }' $z/bd_stat) $(awk '{ print $7 }' $z/unit_stat 2>/dev/null)"
+			fi
 			teardown "$driver"
 		done
 	done
