@@ -45,6 +45,7 @@ pub(crate) use codec::{Codec, ReaderGuard, StreamGuard};
 use kernel::prelude::*;
 use kernel::sync::Arc;
 use reader::Reader;
+pub(crate) use reader::{ReaderDecompressor, UnitBuffers};
 use stream::Stream;
 
 const PAGE_SIZE: usize = kernel::page::PAGE_SIZE;

@@ -8,7 +8,7 @@
 
 use super::counters::{Event, Stats};
 use super::Storage;
-use crate::comp::{self, ReaderGuard};
+use crate::comp::{self, ReaderDecompressor, ReaderGuard, UnitBuffers};
 use crate::fill::fill;
 use crate::kapi::mem;
 use crate::slot::{Priority, SlotContent};
@@ -183,22 +183,49 @@ fn read_unit_into(
     stats: &Stats,
 ) -> Result {
     let (place, object) = slot.unit_page().ok_or(EIO)?;
-    let buffers = reader.unit_buffers();
-    if *buffers.serial != object.serial {
-        stats.count(Event::UnitDecompressed);
-        *buffers.serial = 0;
-        slot.read_unit(buffers.scratch, buffers.unit_in)
-            .ok_or(EIO)?;
-        let src = buffers.unit_in.get(..object.len).ok_or(EIO)?;
-        buffers
-            .decompressor
-            .decompress_into(buffers.unit_out, src)?;
-        *buffers.serial = object.serial;
+    let UnitBuffers {
+        scratch,
+        unit_in,
+        unit_out,
+        serial,
+        decompressor,
+    } = reader.unit_buffers();
+    if *serial != object.serial {
+        *serial = 0;
+        decompress_unit(
+            slot,
+            object.len,
+            scratch,
+            unit_in,
+            decompressor,
+            unit_out,
+            stats,
+        )?;
+        *serial = object.serial;
     }
     let from = place * PAGE_SIZE;
-    let page = buffers.unit_out.get(from..from + PAGE_SIZE).ok_or(EIO)?;
+    let page = unit_out.get(from..from + PAGE_SIZE).ok_or(EIO)?;
     out.copy_from_slice(page);
     Ok(())
+}
+
+/// Gathers the pieces of the object of the unit whose page's slot is `slot` (locked), `len`
+/// compressed bytes, into `gathered` (with `scratch` where zsmalloc may copy a piece that spans
+/// two pages) and decompresses them into `out`, the whole unit: a unit decompression in
+/// `stats`.
+pub(super) fn decompress_unit(
+    slot: &SlotGuard<'_>,
+    len: usize,
+    scratch: &mut [u8],
+    gathered: &mut [u8],
+    decompressor: ReaderDecompressor<'_>,
+    out: &mut [u8],
+    stats: &Stats,
+) -> Result {
+    stats.count(Event::UnitDecompressed);
+    slot.read_unit(scratch, gathered).ok_or(EIO)?;
+    let src = gathered.get(..len).ok_or(EIO)?;
+    decompressor.decompress_into(out, src)
 }
 
 /// Decompresses page `index`, whose locked slot holds a compressed object, into `out`

@@ -8,9 +8,9 @@
 
 use super::counters::{Event, Stats};
 use super::page_io::ReadAt;
-use super::slot_access::{lock_to_read, lock_with_reader_of, Found};
+use super::slot_access::{decompress_unit, lock_to_read, lock_with_reader_of, Found};
 use super::{Storage, Zram};
-use crate::comp::ReaderGuard;
+use crate::comp::{ReaderGuard, UnitBuffers};
 use crate::kapi::bio::PageRun;
 use crate::slot::{Priority, SlotContent};
 use crate::table::SlotGuard;
@@ -88,12 +88,13 @@ fn decompress_locked(
     let Some((place, object)) = slot.unit_page() else {
         return Ok(None);
     };
-    let buffers = reader.unit_buffers();
-    slot.read_unit(buffers.scratch, buffers.unit_in)
-        .ok_or(EIO)?;
-    let src = buffers.unit_in.get(..object.len).ok_or(EIO)?;
-    buffers.decompressor.decompress_into(out, src)?;
-    stats.count(Event::UnitDecompressed);
+    let UnitBuffers {
+        scratch,
+        unit_in,
+        decompressor,
+        ..
+    } = reader.unit_buffers();
+    decompress_unit(slot, object.len, scratch, unit_in, decompressor, out, stats)?;
     stats.count(Event::UnitRunRead);
     stats.count(Event::UnitPageRead);
     Ok(Some((object.serial, place)))
